@@ -1,0 +1,1 @@
+"""Core: configuration, Result and error codes, dates and run context. Imports nothing above it."""

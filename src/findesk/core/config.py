@@ -1,0 +1,153 @@
+"""Configuration: ``FINDESK_*`` environment variables, then an optional TOML file, then defaults.
+
+Rules:
+- Secrets are ``SecretStr`` and are never printed; ``masked_settings`` is what ``config show`` prints.
+- The config file is ``$FINDESK_CONFIG`` if set (it must exist), else ``./findesk.toml``, else
+  ``~/.config/findesk/config.toml``; a missing default file is not an error.
+- The snapshot directory defaults to ``../shared/snapshot`` (relative to the working directory or to
+  the source checkout) when that folder exists.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import date
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, SecretStr, ValidationError
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from findesk.core.result import Err, ErrorCode, Ok, Result
+
+DataMode = Literal["auto", "snapshot", "live"]
+
+
+class HttpSettings(BaseModel):
+    timeout_s: float = 10.0
+    retries: int = Field(2, ge=0, le=10)  # retries after the first attempt, on timeout/429/5xx
+    backoff_base_s: float = 0.5
+    backoff_max_s: float = 8.0
+    breaker_failures: int = 3  # consecutive failures that open a host's circuit
+    breaker_cooldown_s: float = 60.0
+    # requests per second per host; hosts not listed get ``default_rps``
+    rate_limits: dict[str, float] = Field(
+        default_factory=lambda: {
+            "www.sec.gov": 10.0,
+            "data.sec.gov": 10.0,
+            "efts.sec.gov": 10.0,
+            "www.reddit.com": 1.0,
+            "api.stocktwits.com": 3.0,
+            "api.coingecko.com": 0.5,
+        }
+    )
+    default_rps: float = 5.0
+    # cache freshness per source class, seconds; None = keep indefinitely
+    freshness: dict[str, float | None] = Field(
+        default_factory=lambda: {
+            "quote": 60.0,
+            "news": 300.0,
+            "social": 300.0,
+            "filings": None,
+            "facts": 3600.0,
+            "submissions": 600.0,
+            "macro": 3600.0,
+            "crypto": 60.0,
+            "sanctions": 86400.0,
+            "default": 300.0,
+        }
+    )
+
+
+def _config_file() -> Path | None:
+    explicit = os.environ.get("FINDESK_CONFIG")
+    if explicit:
+        return Path(explicit)
+    for candidate in (Path("findesk.toml"), Path.home() / ".config" / "findesk" / "config.toml"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="FINDESK_", env_nested_delimiter="__", extra="forbid", validate_default=True
+    )
+
+    mode: DataMode = "auto"
+    snapshot_dir: Path | None = None
+    as_of: date | None = None  # fixed as-of date; defaults per mode (see ``findesk.data.context``)
+    cache_dir: Path = Field(default_factory=lambda: Path.home() / ".cache" / "findesk")
+
+    sec_user_agent: str | None = None  # "Name email@example.com", required by SEC for live calls
+    fred_api_key: SecretStr | None = None
+    newsapi_api_key: SecretStr | None = None
+    etherscan_api_key: SecretStr | None = None
+
+    http: HttpSettings = Field(default_factory=HttpSettings)  # type: ignore[arg-type]
+    # vendor chains per data category, e.g. {"quote": ["yahoo", "snapshot"]}; unset categories use
+    # the defaults of the data mode
+    chains: dict[str, list[str]] = Field(default_factory=dict)
+    sanctions_stale_days: int = 7
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        path = _config_file()
+        if path is not None:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
+        return tuple(sources)
+
+    def resolved_snapshot_dir(self) -> Path | None:
+        """The configured snapshot directory, or ``../shared/snapshot`` when it exists."""
+        if self.snapshot_dir is not None:
+            return self.snapshot_dir
+        checkout = Path(__file__).resolve().parents[3]  # <repo>/src/findesk/core/config.py -> <repo>
+        for base in (Path.cwd(), checkout):
+            candidate = (base / ".." / "shared" / "snapshot").resolve()
+            if (candidate / "snapshot.json").is_file():
+                return candidate
+        return None
+
+
+def load_settings(**overrides: Any) -> Result[Settings]:
+    """Load settings; a bad value or a missing explicit config file is ``invalid_input``."""
+    explicit = os.environ.get("FINDESK_CONFIG")
+    if explicit and not Path(explicit).is_file():
+        return Err(ErrorCode.INVALID_INPUT, f"FINDESK_CONFIG points to {explicit}, which does not exist")
+    try:
+        return Ok(Settings(**overrides))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        return Err(ErrorCode.INVALID_INPUT, f"invalid setting {where}: {first['msg']}")
+    except (OSError, ValueError) as exc:  # unreadable or malformed TOML
+        return Err(ErrorCode.INVALID_INPUT, f"could not read the config file: {exc}")
+
+
+def masked_settings(settings: Settings) -> dict[str, Any]:
+    """The effective settings as plain data, with every secret masked."""
+    data = settings.model_dump(mode="json")
+    for name, field in Settings.model_fields.items():
+        if field.annotation is not None and "SecretStr" in str(field.annotation):
+            value = getattr(settings, name)
+            data[name] = _mask(value.get_secret_value()) if value is not None else None
+    data["snapshot_dir (resolved)"] = str(settings.resolved_snapshot_dir() or "not found")
+    data["config_file"] = str(_config_file() or "none")
+    return data
+
+
+def _mask(secret: str) -> str:
+    return "****" + secret[-4:] if len(secret) >= 12 else "****"

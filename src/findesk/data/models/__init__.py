@@ -1,0 +1,33 @@
+"""Typed data models. Every model that carries data carries its ``source`` and its date(s)."""
+
+from findesk.data.models.base import Source
+from findesk.data.models.crypto import OnchainTx, ProtocolTVL, TokenInfo
+from findesk.data.models.filings import Fact, Filing, FilingDocument, FilingSection, MaterialEvent
+from findesk.data.models.macro import MacroObservation, MacroSeries
+from findesk.data.models.market import Company, PriceBar, PriceBars, Quote
+from findesk.data.models.news import NewsItem, SocialAuthor, SocialPost
+from findesk.data.models.sanctions import SanctionsList, SanctionsMatch, SanctionsScreen
+
+__all__ = [
+    "Company",
+    "Fact",
+    "Filing",
+    "FilingDocument",
+    "FilingSection",
+    "MacroObservation",
+    "MacroSeries",
+    "MaterialEvent",
+    "NewsItem",
+    "OnchainTx",
+    "PriceBar",
+    "PriceBars",
+    "ProtocolTVL",
+    "Quote",
+    "SanctionsList",
+    "SanctionsMatch",
+    "SanctionsScreen",
+    "SocialAuthor",
+    "SocialPost",
+    "Source",
+    "TokenInfo",
+]

@@ -1,0 +1,1 @@
+"""Vendors: one module per source. Each parses the real upstream format and answers point in time."""

@@ -1,0 +1,110 @@
+"""The vendor interface.
+
+Rules every vendor keeps:
+- Never raises for a data problem: every method returns ``Ok`` or ``Err`` (``findesk.core.result``).
+- Point in time by construction: nothing dated after ``as_of`` is returned (prices by bar date,
+  filings by filing date, facts by filed date, news and posts by publish time).
+- Serves only the categories it lists in ``categories``; the default methods answer
+  ``not_configured`` so a mis-wired chain is visible, never silent.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from enum import StrEnum
+
+from findesk.core.result import Err, ErrorCode, Result
+from findesk.data.models import (
+    Company,
+    Fact,
+    Filing,
+    FilingDocument,
+    MacroSeries,
+    NewsItem,
+    OnchainTx,
+    PriceBars,
+    ProtocolTVL,
+    Quote,
+    SanctionsScreen,
+    SocialPost,
+    TokenInfo,
+)
+
+
+class Category(StrEnum):
+    """Data categories; the router holds one vendor chain per category."""
+
+    COMPANY = "company"  # ticker -> CIK, name, exchange
+    QUOTE = "quote"
+    BARS = "bars"
+    FILINGS = "filings"  # filing lists (with 8-K item codes)
+    DOCUMENTS = "documents"  # a filing's primary document
+    FACTS = "facts"  # XBRL companyfacts
+    MACRO = "macro"
+    NEWS = "news"
+    REDDIT = "reddit"
+    STOCKTWITS = "stocktwits"
+    ONCHAIN = "onchain"
+    TOKENS = "tokens"
+    TVL = "tvl"
+    SANCTIONS = "sanctions"
+
+
+class Vendor:
+    """Base class. Subclasses set ``name`` and ``categories`` and override what they serve."""
+
+    name: str = "vendor"
+    categories: frozenset[Category] = frozenset()
+
+    def _not_served(self, category: Category) -> Err:
+        return Err(ErrorCode.NOT_CONFIGURED, f"{self.name} does not serve {category.value}", self.name)
+
+    async def company(self, symbol: str, as_of: date) -> Result[Company]:
+        return self._not_served(Category.COMPANY)
+
+    async def quote(self, symbol: str, as_of: date) -> Result[Quote]:
+        return self._not_served(Category.QUOTE)
+
+    async def bars(self, symbol: str, start: date, end: date, as_of: date) -> Result[PriceBars]:
+        return self._not_served(Category.BARS)
+
+    async def filings(
+        self, symbol: str, as_of: date, forms: frozenset[str] | None = None, limit: int | None = None
+    ) -> Result[list[Filing]]:
+        """Filings filed on or before ``as_of``, newest first. ``forms`` matches exactly ("8-K")."""
+        return self._not_served(Category.FILINGS)
+
+    async def document(self, filing: Filing, as_of: date) -> Result[FilingDocument]:
+        return self._not_served(Category.DOCUMENTS)
+
+    async def facts(self, symbol: str, concept: str, as_of: date) -> Result[list[Fact]]:
+        """Every reported value of ``concept`` filed on or before ``as_of`` (all units)."""
+        return self._not_served(Category.FACTS)
+
+    async def macro(self, series_id: str, as_of: date, start: date | None = None) -> Result[MacroSeries]:
+        return self._not_served(Category.MACRO)
+
+    async def news(self, symbol: str, as_of: date, limit: int = 20) -> Result[list[NewsItem]]:
+        return self._not_served(Category.NEWS)
+
+    async def reddit_posts(self, symbol: str, as_of: date, limit: int = 50) -> Result[list[SocialPost]]:
+        return self._not_served(Category.REDDIT)
+
+    async def stocktwits_posts(self, symbol: str, as_of: date, limit: int = 30) -> Result[list[SocialPost]]:
+        return self._not_served(Category.STOCKTWITS)
+
+    async def onchain_txs(self, address: str, as_of: date, limit: int = 100) -> Result[list[OnchainTx]]:
+        return self._not_served(Category.ONCHAIN)
+
+    async def token(self, token_id: str, as_of: date) -> Result[TokenInfo]:
+        return self._not_served(Category.TOKENS)
+
+    async def tvl(self, protocol: str, as_of: date) -> Result[ProtocolTVL]:
+        return self._not_served(Category.TVL)
+
+    async def sanctions(self, query: str, as_of: date) -> Result[SanctionsScreen]:
+        """Screen an address or a name against the sanctions lists known at ``as_of``."""
+        return self._not_served(Category.SANCTIONS)
+
+    async def aclose(self) -> None:
+        """Release resources (HTTP connections). Default: nothing to release."""

@@ -1,0 +1,136 @@
+"""The snapshot vendor: everything ``../shared/snapshot`` holds, point in time.
+
+Rules: nothing dated after ``as_of`` is returned (see the snapshot README's point-in-time rules);
+stores are synchronous and thread-safe and run in worker threads so a cold file load never blocks
+the event loop; the same typed models as the live vendors come out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+from typing import Any, TypeVar
+
+from findesk.core.result import Err, ErrorCode, Result
+from findesk.data.models import (
+    Company,
+    Fact,
+    Filing,
+    FilingDocument,
+    MacroSeries,
+    NewsItem,
+    OnchainTx,
+    PriceBars,
+    ProtocolTVL,
+    Quote,
+    SanctionsScreen,
+    SocialPost,
+    TokenInfo,
+)
+from findesk.data.vendors.base import Category, Vendor
+from findesk.data.vendors.snapshot.files import Lazy, SnapshotFiles
+
+T = TypeVar("T")
+
+
+class SnapshotVendor(Vendor):
+    name = "snapshot"
+    categories = frozenset(Category)
+
+    def __init__(self, root: Path) -> None:
+        self.files = SnapshotFiles(root)
+        # Imports are local so that loading one store never imports the others' dependencies.
+        self._sec = Lazy(self._make_sec)
+        self._prices = Lazy(self._make_prices)
+        self._macro = Lazy(self._make_macro)
+        self._news = Lazy(self._make_news)
+        self._social = Lazy(self._make_social)
+        self._crypto = Lazy(self._make_crypto)
+        self._sanctions = Lazy(self._make_sanctions)
+
+    def _make_sec(self) -> Any:
+        from findesk.data.vendors.snapshot.sec import SecStore
+
+        return SecStore(self.files)
+
+    def _make_prices(self) -> Any:
+        from findesk.data.vendors.snapshot.prices import PriceStore
+
+        return PriceStore(self.files)
+
+    def _make_macro(self) -> Any:
+        from findesk.data.vendors.snapshot.macro import MacroStore
+
+        return MacroStore(self.files)
+
+    def _make_news(self) -> Any:
+        from findesk.data.vendors.snapshot.news import NewsStore
+
+        return NewsStore(self.files)
+
+    def _make_social(self) -> Any:
+        from findesk.data.vendors.snapshot.social import SocialStore
+
+        return SocialStore(self.files)
+
+    def _make_crypto(self) -> Any:
+        from findesk.data.vendors.snapshot.crypto import CryptoStore
+
+        return CryptoStore(self.files)
+
+    def _make_sanctions(self) -> Any:
+        from findesk.data.vendors.snapshot.sanctions import SanctionsStore
+
+        return SanctionsStore(self.files)
+
+    async def _run(self, fn: Callable[..., Result[T]], *args: Any) -> Result[T]:
+        try:
+            return await asyncio.to_thread(fn, *args)
+        except (OSError, ValueError, KeyError) as exc:  # a damaged or missing snapshot file
+            return Err(ErrorCode.UNAVAILABLE, f"snapshot file problem: {type(exc).__name__}: {exc}", self.name)
+
+    async def company(self, symbol: str, as_of: date) -> Result[Company]:
+        return await self._run(lambda: self._sec.get().company(symbol, as_of))
+
+    async def quote(self, symbol: str, as_of: date) -> Result[Quote]:
+        return await self._run(lambda: self._prices.get().quote(symbol, as_of))
+
+    async def bars(self, symbol: str, start: date, end: date, as_of: date) -> Result[PriceBars]:
+        return await self._run(lambda: self._prices.get().bars(symbol, start, end, as_of))
+
+    async def filings(
+        self, symbol: str, as_of: date, forms: frozenset[str] | None = None, limit: int | None = None
+    ) -> Result[list[Filing]]:
+        return await self._run(lambda: self._sec.get().filings(symbol, as_of, forms, limit))
+
+    async def document(self, filing: Filing, as_of: date) -> Result[FilingDocument]:
+        return await self._run(lambda: self._sec.get().document(filing, as_of))
+
+    async def facts(self, symbol: str, concept: str, as_of: date) -> Result[list[Fact]]:
+        return await self._run(lambda: self._sec.get().facts(symbol, concept, as_of))
+
+    async def macro(self, series_id: str, as_of: date, start: date | None = None) -> Result[MacroSeries]:
+        return await self._run(lambda: self._macro.get().series(series_id, as_of, start))
+
+    async def news(self, symbol: str, as_of: date, limit: int = 20) -> Result[list[NewsItem]]:
+        return await self._run(lambda: self._news.get().news(symbol, as_of, limit))
+
+    async def reddit_posts(self, symbol: str, as_of: date, limit: int = 50) -> Result[list[SocialPost]]:
+        return await self._run(lambda: self._social.get().reddit(symbol, as_of, limit))
+
+    async def stocktwits_posts(self, symbol: str, as_of: date, limit: int = 30) -> Result[list[SocialPost]]:
+        return await self._run(lambda: self._social.get().stocktwits(symbol, as_of, limit))
+
+    async def onchain_txs(self, address: str, as_of: date, limit: int = 100) -> Result[list[OnchainTx]]:
+        return await self._run(lambda: self._crypto.get().txs(address, as_of, limit))
+
+    async def token(self, token_id: str, as_of: date) -> Result[TokenInfo]:
+        return await self._run(lambda: self._crypto.get().token(token_id, as_of))
+
+    async def tvl(self, protocol: str, as_of: date) -> Result[ProtocolTVL]:
+        return await self._run(lambda: self._crypto.get().tvl(protocol, as_of))
+
+    async def sanctions(self, query: str, as_of: date) -> Result[SanctionsScreen]:
+        return await self._run(lambda: self._sanctions.get().screen(query, as_of))

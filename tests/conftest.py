@@ -1,0 +1,61 @@
+"""Shared test fixtures.
+
+Rules: no test reaches the network (non-loopback sockets are refused for the whole session); tests
+that need the recorded snapshot use the ``snapshot_dir`` fixture and are skipped with a clear reason
+when it is absent.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from findesk.core.config import Settings
+
+FIXTURES = Path(__file__).parent / "fixtures"
+_real_connect = socket.socket.connect
+
+
+def _guarded_connect(self: socket.socket, address: Any) -> Any:
+    host = address[0] if isinstance(address, tuple) else address
+    if isinstance(host, str) and (host.startswith("127.") or host in ("::1", "localhost")):
+        return _real_connect(self, address)
+    if self.family == socket.AF_UNIX:
+        return _real_connect(self, address)
+    raise OSError(f"network access is blocked in tests (tried to reach {address!r})")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _block_network() -> Iterator[None]:
+    socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
+    yield
+    socket.socket.connect = _real_connect  # type: ignore[method-assign]
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Tests never read the developer's own config file, keys or cache."""
+    for key in list(__import__("os").environ):
+        if key.startswith("FINDESK_") and key != "FINDESK_SNAPSHOT_DIR":
+            monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("FINDESK_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    monkeypatch.setenv("FINDESK_CONFIG", str(_empty_config(tmp_path_factory)))
+
+
+def _empty_config(factory: pytest.TempPathFactory) -> Path:
+    path = factory.getbasetemp() / "empty-findesk.toml"
+    if not path.exists():
+        path.write_text("")
+    return path
+
+
+@pytest.fixture(scope="session")
+def snapshot_dir() -> Path:
+    root = Settings().resolved_snapshot_dir()
+    if root is None:
+        pytest.skip("the recorded snapshot (../shared/snapshot or FINDESK_SNAPSHOT_DIR) is not available")
+    return root
