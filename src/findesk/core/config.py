@@ -89,7 +89,7 @@ class Settings(BaseSettings):
     newsapi_api_key: SecretStr | None = None
     etherscan_api_key: SecretStr | None = None
 
-    http: HttpSettings = Field(default_factory=HttpSettings)  # type: ignore[arg-type]
+    http: HttpSettings = Field(default_factory=HttpSettings)
     # vendor chains per data category, e.g. {"quote": ["yahoo", "snapshot"]}; unset categories use
     # the defaults of the data mode
     chains: dict[str, list[str]] = Field(default_factory=dict)

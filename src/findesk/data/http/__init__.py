@@ -1,4 +1,4 @@
-"""The one shared HTTP client for every live vendor."""
+"""The one shared HTTP client for every live vendor (see ``client.py`` for the rules it keeps)."""
 
 from findesk.data.http.client import HttpClient, HttpResponse
 

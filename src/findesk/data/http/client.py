@@ -1,36 +1,50 @@
-"""The shared HTTP client (stub: the full version adds cache, breaker, retries and rate limits).
+"""The one shared HTTP client for every live vendor.
 
-Rules: never raises for network or HTTP problems; returns ``Err`` with a typed code:
-timeout -> ``timeout``; 429 -> ``rate_limited``; 5xx / connection error / open circuit ->
-``unavailable``; 404 -> ``not_found``; other 4xx -> ``unavailable`` with the status;
-an unparseable body -> ``bad_response``.
+Rules this module keeps:
+- Never raises for network or HTTP problems; returns ``Err`` with a typed code (see ``errors.py``):
+  timeout -> ``timeout``; 429 -> ``rate_limited``; 5xx / connection error / open circuit ->
+  ``unavailable``; 404 -> ``not_found``; other 4xx -> ``unavailable``; unparseable JSON -> ``bad_response``.
+- Every request carries a User-Agent (the client default, or the caller's own ``User-Agent`` header).
+- Order of a GET: cache (fresh copy -> answer, no network) -> circuit breaker (open -> stale copy or
+  ``unavailable``, no network) -> per-host rate limit -> request, retried with backoff on timeouts,
+  connection errors, 429 and 5xx (``retries`` = retries after the first attempt) -> the final outcome
+  feeds the breaker -> a 2xx is stored in the cache.
+- When the request fails transiently (timeout, connection error, 429, 5xx, open circuit) and a stale
+  copy exists, the stale copy is served with ``extra={"stale": True, "age_s": ..., "stale_reason": ...}``:
+  a source being down degrades answers, it does not break them. Other 4xx are not papered over.
+- A JSON body that does not parse is evicted from the cache so the next call asks again.
+- Time (``clock``), waiting (``sleep``) and jitter (``rng``) are injectable so tests never sleep.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
-from dataclasses import dataclass, field
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 import httpx
 
 from findesk.core.config import HttpSettings
 from findesk.core.result import Err, ErrorCode, Ok, Result
+from findesk.data.http.breaker import CircuitBreaker
+from findesk.data.http.cache import CachedResponse, HttpCache, cache_key, redact_url
+from findesk.data.http.errors import connection_error, status_error, timeout_error
+from findesk.data.http.ratelimit import HostRateLimiter
+from findesk.data.http.response import HttpResponse
+from findesk.data.http.retry import backoff_delay, is_retryable_status, parse_retry_after
 
+__all__ = ["HttpClient", "HttpResponse"]
 
-@dataclass(frozen=True, slots=True)
-class HttpResponse:
-    url: str
-    status: int
-    headers: dict[str, str]
-    content: bytes
-    from_cache: bool = False
-    elapsed_s: float = 0.0
-    extra: dict[str, Any] = field(default_factory=dict)
+log = logging.getLogger(__name__)
 
-    def text(self) -> str:
-        return self.content.decode("utf-8", errors="replace")
+# Final outcomes that say "the host is struggling": they open the breaker and allow a stale copy.
+_TRANSIENT = frozenset({ErrorCode.TIMEOUT, ErrorCode.RATE_LIMITED, ErrorCode.UNAVAILABLE})
 
 
 class HttpClient:
@@ -41,16 +55,27 @@ class HttpClient:
         user_agent: str = "findesk/0.1",
         cache_dir: Path | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        rng: random.Random | None = None,
     ) -> None:
-        self.settings = settings or HttpSettings()  # type: ignore[call-arg]
+        self.settings = settings or HttpSettings()
         self.user_agent = user_agent
         self.cache_dir = cache_dir
+        self._clock = clock
+        self._sleep = sleep
+        self._rng = rng
         self._client = httpx.AsyncClient(
             transport=transport,
             timeout=self.settings.timeout_s,
             headers={"User-Agent": user_agent},
             follow_redirects=True,
         )
+        self._cache = HttpCache(cache_dir) if cache_dir is not None else None
+        self._breaker = CircuitBreaker(
+            self.settings.breaker_failures, self.settings.breaker_cooldown_s, clock=clock
+        )
+        self._limits = HostRateLimiter(self.settings.rate_limits, self.settings.default_rps)
 
     async def get(
         self,
@@ -62,13 +87,8 @@ class HttpClient:
         source: str = "http",
     ) -> Result[HttpResponse]:
         """GET ``url``. ``freshness`` names the cache class (``HttpSettings.freshness``)."""
-        try:
-            resp = await self._client.get(url, params=params, headers=headers)
-        except httpx.TimeoutException:
-            return Err(ErrorCode.TIMEOUT, f"{url} did not answer within {self.settings.timeout_s:g} s", source)
-        except httpx.HTTPError as exc:
-            return Err(ErrorCode.UNAVAILABLE, f"{url}: {type(exc).__name__}: {exc}", source)
-        return _classify(resp, source)
+        result, _ = await self._get(url, params, headers, freshness, source)
+        return result
 
     async def get_json(
         self,
@@ -79,27 +99,180 @@ class HttpClient:
         freshness: str = "default",
         source: str = "http",
     ) -> Result[Any]:
-        got = await self.get(url, params=params, headers=headers, freshness=freshness, source=source)
-        if isinstance(got, Err):
-            return got
+        """GET ``url`` and parse the body as JSON; a body that does not parse is ``bad_response``."""
+        result, key = await self._get(url, params, headers, freshness, source)
+        if isinstance(result, Err):
+            return result
+        resp = result.value
         try:
-            return Ok(json.loads(got.value.content))
+            return Ok(json.loads(resp.content))
         except (ValueError, UnicodeDecodeError) as exc:
-            return Err(ErrorCode.BAD_RESPONSE, f"{url} answered with a body that is not JSON: {exc}", source)
+            if key is not None and self._cache is not None:
+                await self._cache.delete(key)
+            host = httpx.URL(resp.url).host
+            return Err(
+                ErrorCode.BAD_RESPONSE,
+                f"{host} answered {resp.status} with a body that is not valid JSON ({exc}); "
+                f"the source may have changed its format or sent an error page",
+                source,
+                {"host": host, "status": resp.status},
+            )
+
+    async def get_text(
+        self,
+        url: str,
+        *,
+        params: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+        freshness: str = "default",
+        source: str = "http",
+    ) -> Result[str]:
+        """GET ``url`` and decode the body (declared charset, else UTF-8 with bad bytes replaced)."""
+        result = await self.get(url, params=params, headers=headers, freshness=freshness, source=source)
+        return result if isinstance(result, Err) else Ok(result.value.text())
 
     async def aclose(self) -> None:
         await self._client.aclose()
+        if self._cache is not None:
+            self._cache.close()
+
+    async def __aenter__(self) -> HttpClient:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    # -- internals -----------------------------------------------------------------------------------
+
+    def _freshness_s(self, name: str) -> float | None:
+        table = self.settings.freshness
+        if name not in table:
+            log.warning("unknown HTTP freshness class %r; using 'default'", name)
+            return table.get("default", 300.0)
+        return table[name]
+
+    async def _get(
+        self,
+        url: str,
+        params: dict[str, Any] | None,
+        headers: dict[str, str] | None,
+        freshness: str,
+        source: str,
+    ) -> tuple[Result[HttpResponse], str | None]:
+        try:
+            request = self._client.build_request("GET", url, params=params, headers=headers)
+        except (httpx.InvalidURL, TypeError, ValueError) as exc:
+            return Err(ErrorCode.INVALID_INPUT, f"cannot request {url!r}: {exc}", source), None
+        host = request.url.host
+        if request.url.scheme not in ("http", "https") or not host:
+            reason = f"cannot request {redact_url(request.url)!r}: only http(s) URLs with a host are supported"
+            return Err(ErrorCode.INVALID_INPUT, reason, source), None
+
+        key = cache_key("GET", request.url, headers) if self._cache is not None else None
+        cached = await self._cache.get(key) if self._cache is not None and key is not None else None
+        if cached is not None:
+            max_age = self._freshness_s(freshness)
+            age = self._clock() - cached.stored_at
+            if max_age is None or age < max_age:
+                return Ok(_from_cache(cached, age)), key
+
+        blocked = self._breaker.before(host)
+        if blocked is not None:
+            return self._stale_or(Err(ErrorCode.UNAVAILABLE, blocked, source, {"host": host}), cached), key
+
+        try:
+            result = await self._send_with_retries(request, host, source)
+        except BaseException:
+            self._breaker.abandon(host)  # cancelled mid-flight: free a half-open trial slot
+            raise
+        failed = isinstance(result, Err) and result.code in _TRANSIENT
+        self._breaker.after(host, failed=failed)
+
+        if isinstance(result, Err):
+            return (self._stale_or(result, cached) if failed else result), key
+        resp = result.value
+        if self._cache is not None and key is not None and 200 <= resp.status < 300:
+            stored = CachedResponse(self._clock(), resp.status, resp.url, resp.headers, resp.content)
+            await self._cache.put(key, stored)
+        return result, key
+
+    async def _send_with_retries(
+        self, request: httpx.Request, host: str, source: str
+    ) -> Result[HttpResponse]:
+        started = time.perf_counter()
+        last: Err | None = None
+        retry_after: float | None = None
+        for attempt in range(1, self.settings.retries + 2):
+            if attempt > 1:  # wait before a retry, never after the last attempt
+                delay = backoff_delay(
+                    attempt - 2,
+                    base=self.settings.backoff_base_s,
+                    cap=self.settings.backoff_max_s,
+                    retry_after=retry_after,
+                    rng=self._rng,
+                )
+                await self._sleep(delay)
+            retry_after = None
+            await self._limits.acquire(host)
+            try:
+                resp = await self._client.send(request)
+            except httpx.TimeoutException:
+                last = timeout_error(host, self.settings.timeout_s, source, attempt)
+                continue
+            except httpx.UnsupportedProtocol as exc:
+                return Err(ErrorCode.INVALID_INPUT, f"cannot request {host}: {exc}", source, {"host": host})
+            except httpx.TransportError as exc:
+                last = connection_error(host, exc, source, attempt)
+                continue
+            except httpx.DecodingError as exc:
+                return Err(
+                    ErrorCode.BAD_RESPONSE,
+                    f"{host} sent a body that could not be decoded ({exc})",
+                    source,
+                    {"host": host},
+                )
+            except httpx.HTTPError as exc:  # e.g. too many redirects: asking again will not help
+                return Err(
+                    ErrorCode.UNAVAILABLE, f"{host}: {type(exc).__name__}: {exc}", source, {"host": host}
+                )
+
+            status = resp.status_code
+            if status < 400:
+                return Ok(
+                    HttpResponse(
+                        url=redact_url(resp.url),
+                        status=status,
+                        headers=dict(resp.headers),
+                        content=resp.content,
+                        elapsed_s=time.perf_counter() - started,
+                    )
+                )
+            last = status_error(host, resp.url.path, status, source, attempt)
+            if not is_retryable_status(status):
+                return last
+            retry_after = parse_retry_after(resp.headers.get("retry-after"), self._clock())
+        assert last is not None  # the loop runs at least once and only falls through on a failure
+        return last
+
+    def _stale_or(self, error: Err, cached: CachedResponse | None) -> Result[HttpResponse]:
+        if cached is None:
+            return error
+        age = self._clock() - cached.stored_at
+        log.info("serving a stale copy (%.0f s old) because: %s", age, error.reason)
+        return Ok(_from_cache(cached, age, stale_reason=error.reason))
 
 
-def _classify(resp: httpx.Response, source: str) -> Result[HttpResponse]:
-    url = str(resp.request.url)
-    status = resp.status_code
-    if status == 429:
-        return Err(ErrorCode.RATE_LIMITED, f"{url} answered 429 Too Many Requests", source)
-    if status >= 500:
-        return Err(ErrorCode.UNAVAILABLE, f"{url} answered {status}", source)
-    if status == 404:
-        return Err(ErrorCode.NOT_FOUND, f"{url} answered 404 Not Found", source)
-    if status >= 400:
-        return Err(ErrorCode.UNAVAILABLE, f"{url} answered {status}", source, status=status)
-    return Ok(HttpResponse(url=url, status=status, headers=dict(resp.headers), content=resp.content))
+def _from_cache(cached: CachedResponse, age: float, stale_reason: str | None = None) -> HttpResponse:
+    extra: dict[str, Any] = {"age_s": round(max(age, 0.0), 3)}
+    if stale_reason is not None:
+        extra.update(stale=True, stale_reason=stale_reason)
+    return HttpResponse(
+        url=cached.url,
+        status=cached.status,
+        headers=dict(cached.headers),
+        content=cached.content,
+        from_cache=True,
+        extra=extra,
+    )

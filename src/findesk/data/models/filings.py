@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from typing import Literal
 
 from pydantic import Field
@@ -16,6 +16,7 @@ class Filing(DataModel):
     form: str  # "10-K", "10-Q", "8-K", "8-K/A", ...
     filing_date: date
     report_date: date | None = None  # period of report (10-K/10-Q) or event date (8-K)
+    accepted_at: datetime | None = None  # EDGAR acceptance time (UTC); filing_date stays the as-of key
     accession_number: str | None = None
     primary_document: str | None = None
     url: str | None = None  # EDGAR Archives URL of the primary document
@@ -50,7 +51,8 @@ class FilingSection(DataModel):
 
     def citation(self) -> str:
         where = self.url or self.local_path or self.source.ref
-        return f"{self.ticker} {self.form} filed {self.filing_date.isoformat()}, Item {self.item} ({self.title}) — {where}"
+        filed = self.filing_date.isoformat()
+        return f"{self.ticker} {self.form} filed {filed}, Item {self.item} ({self.title}) — {where}"
 
 
 class MaterialEvent(DataModel):

@@ -42,6 +42,8 @@ class SocialPost(DataModel):
     title: str | None = None
     text: str
     url: str | None = None
+    # the external page a Reddit link post points to (None for text posts); a bot-scoring signal
+    link_url: str | None = None
     published_at: datetime  # timezone-aware
     score: int | None = None  # Reddit score / Stocktwits likes
     num_comments: int | None = None

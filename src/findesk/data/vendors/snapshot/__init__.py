@@ -89,7 +89,9 @@ class SnapshotVendor(Vendor):
         try:
             return await asyncio.to_thread(fn, *args)
         except (OSError, ValueError, KeyError) as exc:  # a damaged or missing snapshot file
-            return Err(ErrorCode.UNAVAILABLE, f"snapshot file problem: {type(exc).__name__}: {exc}", self.name)
+            return Err(
+                ErrorCode.UNAVAILABLE, f"snapshot file problem: {type(exc).__name__}: {exc}", self.name
+            )
 
     async def company(self, symbol: str, as_of: date) -> Result[Company]:
         return await self._run(lambda: self._sec.get().company(symbol, as_of))

@@ -1,0 +1,115 @@
+"""Data-layer latency: cold and warm, for a quote, a filings list and a 10-K section.
+
+Cold = the first call in a fresh process with an empty cache directory (file loads and parsing
+included, interpreter start-up and imports excluded). Warm = median of repeated calls once loaded.
+Targets (issue #2): warm section < 20 ms; cold 10-K parse < 1.5 s.
+
+    python bench/data_layer.py [--as-of 2025-08-29] [--repeat 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import date
+
+CASES: dict[str, str] = {
+    "quote AAPL": "router.quote('AAPL', as_of)",
+    "filings NVDA": "router.filings('NVDA', as_of, None, 20)",
+    "10-K section AAPL 1A": "sections.section('AAPL', '10-K', '1A', as_of)",
+    "10-K section NVDA 7": "sections.section('NVDA', '10-K', '7', as_of)",
+}
+
+_SETUP = """
+import asyncio, json, sys, time
+from datetime import date
+from pathlib import Path
+from findesk.core.config import Settings
+from findesk.core.result import Ok
+from findesk.data.context import resolve_context
+from findesk.data.registry import build_router
+from findesk.knowledge.filings.sections import SectionService
+
+settings = Settings(cache_dir=Path(sys.argv[1]))
+ctx = resolve_context(settings, mode="snapshot", as_of=sys.argv[2]).unwrap()
+router = build_router(settings, ctx).unwrap()
+sections = SectionService(router, settings.cache_dir)
+as_of = ctx.as_of
+"""
+
+
+def cold(expr: str, as_of: date) -> float:
+    code = (
+        _SETUP
+        + f"""
+async def main():
+    t0 = time.perf_counter()
+    r = await {expr}
+    dt = time.perf_counter() - t0
+    assert isinstance(r, Ok), r
+    print(json.dumps(dt))
+asyncio.run(main())
+"""
+    )
+    with tempfile.TemporaryDirectory() as cache:
+        out = subprocess.run(
+            [sys.executable, "-c", code, cache, as_of.isoformat()], capture_output=True, text=True, check=True
+        )
+    return float(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def warm(repeat: int, as_of: date) -> dict[str, float]:
+    from pathlib import Path
+
+    from findesk.core.config import Settings
+    from findesk.core.result import Ok
+    from findesk.data.context import resolve_context
+    from findesk.data.registry import build_router
+    from findesk.knowledge.filings.sections import SectionService
+
+    results: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as cache:
+        settings = Settings(cache_dir=Path(cache))
+        ctx = resolve_context(settings, mode="snapshot", as_of=as_of).unwrap()
+        router = build_router(settings, ctx).unwrap()
+        sections = SectionService(router, settings.cache_dir)
+        env = {"router": router, "sections": sections, "as_of": as_of}
+
+        async def run() -> None:
+            for name, expr in CASES.items():
+                first = await eval(expr, env)
+                assert isinstance(first, Ok), first
+                times = []
+                for _ in range(repeat):
+                    t0 = time.perf_counter()
+                    await eval(expr, env)
+                    times.append(time.perf_counter() - t0)
+                results[name] = statistics.median(times)
+
+        asyncio.run(run())
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--as-of", default="2025-08-29")
+    parser.add_argument("--repeat", type=int, default=20)
+    args = parser.parse_args()
+    as_of = date.fromisoformat(args.as_of)
+
+    warm_times = warm(args.repeat, as_of)
+    print(f"data layer latency, offline snapshot as of {as_of} (cold: fresh process, empty cache)")
+    print(f"{'case':<24} {'cold ms':>10} {'warm ms':>10}")
+    for name, expr in CASES.items():
+        print(f"{name:<24} {cold(expr, as_of) * 1000:>10.1f} {warm_times[name] * 1000:>10.3f}")
+    print("targets: warm section < 20 ms; cold 10-K parse < 1500 ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,93 @@
+"""The run's data context: which data mode and which as-of date.
+
+Rules:
+- Mode: ``--snapshot`` / ``--live`` override the setting; ``auto`` means the snapshot when a snapshot
+  directory is configured or found, live otherwise.
+- As-of: an explicit date wins; otherwise the snapshot's ``default_as_of`` (snapshot mode) or today in
+  New York (live mode). Future dates are ``invalid_input``.
+- Every run states its context: "offline snapshot as of 2025-08-29" or "live".
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from findesk.core.config import Settings
+from findesk.core.dates import parse_date, today_new_york
+from findesk.core.result import Err, ErrorCode, Ok, Result
+
+
+class DataContext(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    mode: Literal["snapshot", "live"]
+    as_of: date
+    snapshot_dir: Path | None = None
+    as_of_is_default: bool = True
+
+    def describe(self) -> str:
+        if self.mode == "snapshot":
+            return f"offline snapshot as of {self.as_of.isoformat()}"
+        if self.as_of_is_default:
+            return "live"
+        return f"live, as of {self.as_of.isoformat()}"
+
+
+def snapshot_default_as_of(snapshot_dir: Path) -> Result[date]:
+    meta = snapshot_dir / "snapshot.json"
+    try:
+        raw = json.loads(meta.read_text())
+        return Ok(date.fromisoformat(raw["default_as_of"]))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return Err(ErrorCode.UNAVAILABLE, f"cannot read default_as_of from {meta}: {exc}")
+
+
+def resolve_context(
+    settings: Settings, *, mode: Literal["snapshot", "live"] | None = None, as_of: str | date | None = None
+) -> Result[DataContext]:
+    wanted = mode or settings.mode
+    snapshot_dir: Path | None = None
+    if wanted in ("snapshot", "auto"):
+        if settings.snapshot_dir is not None and not (settings.snapshot_dir / "snapshot.json").is_file():
+            return Err(
+                ErrorCode.NOT_CONFIGURED,
+                f"FINDESK_SNAPSHOT_DIR={settings.snapshot_dir} is not a findesk snapshot "
+                "(no snapshot.json there); point it at the shared snapshot folder or use --live",
+            )
+        snapshot_dir = settings.resolved_snapshot_dir()
+        if snapshot_dir is None and wanted == "snapshot":
+            return Err(
+                ErrorCode.NOT_CONFIGURED,
+                "no snapshot directory found: set FINDESK_SNAPSHOT_DIR to the snapshot folder "
+                "(default ../shared/snapshot) or use --live",
+            )
+    resolved: Literal["snapshot", "live"] = "snapshot" if snapshot_dir is not None else "live"
+
+    explicit: date | None
+    if isinstance(as_of, str):
+        parsed = parse_date(as_of, what="as-of date")
+        if isinstance(parsed, Err):
+            return parsed
+        explicit = parsed.value
+    else:
+        explicit = as_of if as_of is not None else settings.as_of
+    if explicit is not None and explicit > today_new_york():
+        return Err(ErrorCode.INVALID_INPUT, f"as-of date {explicit.isoformat()} is in the future")
+
+    if explicit is not None:
+        day = explicit
+    elif resolved == "snapshot" and snapshot_dir is not None:
+        default = snapshot_default_as_of(snapshot_dir)
+        if isinstance(default, Err):
+            return default
+        day = default.value
+    else:
+        day = today_new_york()
+    return Ok(
+        DataContext(mode=resolved, as_of=day, snapshot_dir=snapshot_dir, as_of_is_default=explicit is None)
+    )

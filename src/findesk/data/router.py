@@ -1,0 +1,199 @@
+"""The vendor router: one explicit vendor chain per data category.
+
+Rules:
+- Symbols are checked before any vendor is called (``findesk.data.symbols``): a non-US listing is
+  ``out_of_scope`` and no vendor sees it.
+- A chain falls through to the next vendor only on typed errors that another vendor might not have
+  (unavailable, rate_limited, not_configured, no_data, not_found, timeout, bad_response); never on
+  caller mistakes, and never to a vendor the chain does not list.
+- When no vendor has the data the answer is ``no_data`` (``not_found`` when every vendor said the
+  entity is unknown), with every vendor's reason and an explicit instruction not to estimate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from datetime import date
+from typing import TypeVar
+
+from findesk.core.result import Err, ErrorCode, Ok, Result
+from findesk.data.models import (
+    Company,
+    Fact,
+    Filing,
+    FilingDocument,
+    MacroSeries,
+    NewsItem,
+    OnchainTx,
+    PriceBars,
+    ProtocolTVL,
+    Quote,
+    SanctionsScreen,
+    SocialPost,
+    TokenInfo,
+)
+from findesk.data.symbols import normalize_symbol
+from findesk.data.vendors.base import Category, Vendor
+
+T = TypeVar("T")
+
+DO_NOT_ESTIMATE = "Do not estimate or invent this value; report it as unavailable."
+_SOURCE_PROBLEMS = (ErrorCode.UNAVAILABLE, ErrorCode.TIMEOUT, ErrorCode.RATE_LIMITED, ErrorCode.BAD_RESPONSE)
+
+
+class DataRouter:
+    def __init__(self, chains: Mapping[Category, Sequence[Vendor]]) -> None:
+        self.chains: dict[Category, list[Vendor]] = {cat: list(vs) for cat, vs in chains.items()}
+
+    def chain_names(self, category: Category) -> list[str]:
+        return [v.name for v in self.chains.get(category, [])]
+
+    async def _route(
+        self, category: Category, what: str, call: Callable[[Vendor], Awaitable[Result[T]]]
+    ) -> Result[T]:
+        chain = self.chains.get(category, [])
+        if not chain:
+            return Err(
+                ErrorCode.NOT_CONFIGURED, f"no vendor is configured for {category.value}; {DO_NOT_ESTIMATE}"
+            )
+        errors: list[tuple[str, Err]] = []
+        for vendor in chain:
+            result = await call(vendor)
+            if isinstance(result, Ok):
+                return result
+            if not result.code.is_fallthrough:
+                return result
+            errors.append((vendor.name, result))
+        return _combine(what, errors)
+
+    # ---- market ---------------------------------------------------------------------------------
+    async def company(self, symbol: str, as_of: date) -> Result[Company]:
+        return await self._symbol_route(
+            Category.COMPANY, symbol, "company details", lambda v, s: v.company(s, as_of)
+        )
+
+    async def quote(self, symbol: str, as_of: date) -> Result[Quote]:
+        return await self._symbol_route(Category.QUOTE, symbol, "a quote", lambda v, s: v.quote(s, as_of))
+
+    async def bars(self, symbol: str, start: date, end: date, as_of: date) -> Result[PriceBars]:
+        if start > end:
+            return Err(ErrorCode.INVALID_INPUT, f"start {start} is after end {end}")
+        return await self._symbol_route(
+            Category.BARS, symbol, "daily bars", lambda v, s: v.bars(s, start, end, as_of)
+        )
+
+    # ---- filings --------------------------------------------------------------------------------
+    async def filings(
+        self, symbol: str, as_of: date, forms: frozenset[str] | None = None, limit: int | None = None
+    ) -> Result[list[Filing]]:
+        if limit is not None and limit < 1:
+            return Err(ErrorCode.INVALID_INPUT, f"limit must be at least 1 (got {limit})")
+        return await self._symbol_route(
+            Category.FILINGS, symbol, "filings", lambda v, s: v.filings(s, as_of, forms, limit)
+        )
+
+    async def document(self, filing: Filing, as_of: date) -> Result[FilingDocument]:
+        if filing.filing_date > as_of:
+            return Err(
+                ErrorCode.INVALID_INPUT,
+                f"the filing of {filing.filing_date} is after the as-of date {as_of}; it was not public yet",
+            )
+        return await self._route(
+            Category.DOCUMENTS,
+            f"the {filing.form} document of {filing.ticker} filed {filing.filing_date}",
+            lambda v: v.document(filing, as_of),
+        )
+
+    async def facts(self, symbol: str, concept: str, as_of: date) -> Result[list[Fact]]:
+        if not concept.strip():
+            return Err(ErrorCode.INVALID_INPUT, "empty XBRL concept; pass e.g. Revenues or NetIncomeLoss")
+        return await self._symbol_route(
+            Category.FACTS,
+            symbol,
+            f"XBRL facts for {concept}",
+            lambda v, s: v.facts(s, concept.strip(), as_of),
+        )
+
+    # ---- macro, news, social ---------------------------------------------------------------------
+    async def macro(self, series_id: str, as_of: date, start: date | None = None) -> Result[MacroSeries]:
+        series = series_id.strip().upper()
+        if not series or not series.replace("_", "").isalnum():
+            return Err(
+                ErrorCode.INVALID_INPUT, f"{series_id!r} is not a FRED series id (e.g. DGS10, CPIAUCSL)"
+            )
+        return await self._route(
+            Category.MACRO, f"the macro series {series}", lambda v: v.macro(series, as_of, start)
+        )
+
+    async def news(self, symbol: str, as_of: date, limit: int = 20) -> Result[list[NewsItem]]:
+        return await self._symbol_route(Category.NEWS, symbol, "news", lambda v, s: v.news(s, as_of, limit))
+
+    async def reddit_posts(self, symbol: str, as_of: date, limit: int = 50) -> Result[list[SocialPost]]:
+        return await self._symbol_route(
+            Category.REDDIT, symbol, "Reddit posts", lambda v, s: v.reddit_posts(s, as_of, limit)
+        )
+
+    async def stocktwits_posts(self, symbol: str, as_of: date, limit: int = 30) -> Result[list[SocialPost]]:
+        return await self._symbol_route(
+            Category.STOCKTWITS, symbol, "Stocktwits posts", lambda v, s: v.stocktwits_posts(s, as_of, limit)
+        )
+
+    # ---- crypto and compliance -------------------------------------------------------------------
+    async def onchain_txs(self, address: str, as_of: date, limit: int = 100) -> Result[list[OnchainTx]]:
+        return await self._route(
+            Category.ONCHAIN,
+            f"transactions of {address}",
+            lambda v: v.onchain_txs(address.strip(), as_of, limit),
+        )
+
+    async def token(self, token_id: str, as_of: date) -> Result[TokenInfo]:
+        return await self._route(
+            Category.TOKENS, f"token {token_id}", lambda v: v.token(token_id.strip(), as_of)
+        )
+
+    async def tvl(self, protocol: str, as_of: date) -> Result[ProtocolTVL]:
+        return await self._route(Category.TVL, f"TVL of {protocol}", lambda v: v.tvl(protocol.strip(), as_of))
+
+    async def sanctions(self, query: str, as_of: date) -> Result[SanctionsScreen]:
+        if not query.strip():
+            return Err(ErrorCode.INVALID_INPUT, "empty sanctions query; pass an address or a name")
+        return await self._route(
+            Category.SANCTIONS, "a sanctions screen", lambda v: v.sanctions(query.strip(), as_of)
+        )
+
+    async def aclose(self) -> None:
+        seen: set[int] = set()
+        for chain in self.chains.values():
+            for vendor in chain:
+                if id(vendor) not in seen:
+                    seen.add(id(vendor))
+                    await vendor.aclose()
+
+    async def _symbol_route(
+        self,
+        category: Category,
+        symbol: str,
+        what: str,
+        call: Callable[[Vendor, str], Awaitable[Result[T]]],
+    ) -> Result[T]:
+        checked = normalize_symbol(symbol)
+        if isinstance(checked, Err):
+            return checked
+        sym = checked.value
+        return await self._route(category, f"{what} for {sym}", lambda v: call(v, sym))
+
+
+def _combine(what: str, errors: list[tuple[str, Err]]) -> Err:
+    tried = "; ".join(f"{name}: {e.code.value} ({e.reason})" for name, e in errors)
+    details = {"tried": [{"vendor": n, **e.to_dict()} for n, e in errors]}
+    if len(errors) == 1:
+        name, only = errors[0]
+        return Err(only.code, f"{only.reason.rstrip('.')}. {DO_NOT_ESTIMATE}", only.source or name, details)
+    codes = {e.code for _, e in errors}
+    problem = next((e for _, e in errors if e.code in _SOURCE_PROBLEMS), None)
+    if problem is not None:
+        return Err(
+            problem.code, f"no vendor could provide {what} — {tried}. {DO_NOT_ESTIMATE}", None, details
+        )
+    code = ErrorCode.NOT_FOUND if codes == {ErrorCode.NOT_FOUND} else ErrorCode.NO_DATA
+    return Err(code, f"no vendor has {what} — {tried}. {DO_NOT_ESTIMATE}", None, details)

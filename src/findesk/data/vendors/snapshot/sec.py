@@ -1,0 +1,336 @@
+"""The snapshot's SEC data: companies, filings, stored documents and XBRL facts.
+
+Rules this store keeps:
+- Point in time: filings by filing date, facts by ``filed``, reference lists by their file date;
+  nothing filed after ``as_of`` is ever returned, and asking for the document of a later filing is
+  ``invalid_input``.
+- One ``Filing`` per accession: the submissions JSON (complete listing) is merged with
+  ``sec/filings/index.csv`` (stored documents, several rows per filing); ``local_path`` is the primary
+  ``.htm``/``.md`` document and is set only when that file is in the snapshot.
+- Absence is said plainly: a company the snapshot does not cover is ``no_data`` naming what is
+  missing, an unknown ticker or concept is ``not_found``.
+- Methods are synchronous and thread-safe; every file is parsed once (per CIK for JSON) under a lock.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+from typing import Any, Literal, TypeVar
+
+from findesk.core.result import Err, ErrorCode, Ok, Result
+from findesk.data.formats import sec as fmt
+from findesk.data.models import Company, Fact, Filing, FilingDocument
+from findesk.data.vendors.snapshot.files import Lazy, SnapshotFiles
+
+V = "snapshot"
+T = TypeVar("T")
+TICKERS_CSV = "sec/company_tickers_exchange.csv"
+TICKERS_JSON = "sec/company_tickers.json"
+INDEX_CSV = "sec/filings/index.csv"
+CONSTITUENTS_DIR = "reference/sp500_constituents"
+NASDAQ_META = "reference/us_listed_stocks_metadata_sector_industry_2023-2025.csv"
+ETF_MAP = "reference/ticker_exchange_map_from_nasdaqtraded_2024-08-01.csv"
+_PRIMARY_FORMATS: dict[str, Literal["html", "markdown"]] = {"html": "html", "markdown": "markdown"}
+_CONSTITUENTS = re.compile(r"constituents_(\d{4}-\d{2}-\d{2})\.csv$")
+
+
+@dataclass(frozen=True, slots=True)
+class _Stored:
+    """One filing as listed in ``index.csv``: its metadata and, when present, its primary document."""
+
+    filing: Filing
+    fmt: Literal["html", "markdown"] | None
+
+
+class SecStore:
+    def __init__(self, files: SnapshotFiles) -> None:
+        self.files = files
+        self._lock = threading.Lock()
+        self._per_cik: dict[tuple[str, int], Any] = {}
+        self._tickers = Lazy(self._load_tickers)
+        self._index = Lazy(self._load_index)
+        self._nasdaq = Lazy(lambda: self._load_symbol_csv(NASDAQ_META, "symbol"))
+        self._etfs = Lazy(lambda: self._load_symbol_csv(ETF_MAP, "symbol"))
+        self._constituents: dict[str, dict[str, dict[str, str]]] = {}
+
+    # --- company ---------------------------------------------------------------------------------
+
+    def company(self, symbol: str, as_of: date) -> Result[Company]:
+        ticker = fmt.normalize_ticker(symbol)
+        entry, origin = self._tickers.get().get(ticker, (None, ETF_MAP))
+        etf = self._etfs.get().get(ticker)
+        if entry is None and etf is None:
+            return self._unknown(ticker)
+        used = [origin]
+        sector = industry = None
+        gics = self._gics(ticker, as_of)
+        if gics is not None:
+            rel, row = gics
+            sector, industry = row.get("GICS Sector") or None, row.get("GICS Sub-Industry") or None
+            used.append(f"{rel} (GICS)")
+        elif (meta := self._nasdaq.get().get(ticker)) is not None and (
+            meta.get("sector") or meta.get("industry")
+        ):
+            sector, industry = meta.get("sector") or None, meta.get("industry") or None
+            used.append(f"{NASDAQ_META} (Nasdaq sector/industry, not GICS)")
+        is_etf = etf is not None and etf.get("is_etf") == "True"
+        if etf is not None and origin != ETF_MAP:
+            used.append(ETF_MAP)
+        return Ok(
+            Company(
+                ticker=ticker,
+                cik=entry.cik if entry else None,
+                name=(entry.name if entry else None) or (etf or {}).get("security_name") or None,
+                exchange=(entry.exchange if entry else None) or (etf or {}).get("listing_exchange") or None,
+                sector=sector,
+                industry=industry,
+                is_etf=is_etf,
+                source=self.files.source(used[0], note="also: " + "; ".join(used[1:]) if used[1:] else None),
+            )
+        )
+
+    # --- filings ---------------------------------------------------------------------------------
+
+    def filings(
+        self, symbol: str, as_of: date, forms: frozenset[str] | None = None, limit: int | None = None
+    ) -> Result[list[Filing]]:
+        ticker = fmt.normalize_ticker(symbol)
+        cik = self._cik(ticker)
+        if cik is None:
+            return self._unknown(ticker)
+        got = self._submissions(cik, ticker)
+        if isinstance(got, Err):
+            return got
+        listed = got.value if got is not None else None
+        stored = {acc: s for acc, s in self._index.get().items() if s.filing.cik == cik}
+        if listed is None and not stored:
+            return Err(
+                ErrorCode.NO_DATA,
+                f"the snapshot holds no filings for {ticker} (CIK {cik}): no submissions JSON and no stored "
+                "documents; use the live SEC EDGAR vendor for its filing list",
+                V,
+            )
+        merged: dict[str, Filing] = {}
+        for f in listed or []:
+            s = stored.get(f.accession_number or "")
+            merged[f.accession_number or ""] = (
+                f.model_copy(update={"local_path": s.filing.local_path}) if s else f
+            )
+        for key, s in stored.items():
+            merged.setdefault(key, s.filing.model_copy(update={"ticker": ticker}))
+        wanted = {f.strip().upper() for f in forms} if forms else None
+        out = [
+            f
+            for f in merged.values()
+            if f.filing_date <= as_of and (wanted is None or f.form.upper() in wanted)
+        ]
+        out.sort(key=lambda f: (f.filing_date, f.accepted_at is not None, f.accepted_at), reverse=True)
+        if not out and listed is None:
+            # Only a few documents are stored for this company: absence here proves nothing.
+            what = f" of form {', '.join(sorted(wanted))}" if wanted else ""
+            return Err(
+                ErrorCode.NO_DATA,
+                f"the snapshot holds no {ticker} filings{what} filed on or before {as_of.isoformat()} "
+                "(it has no submissions JSON for it, only a few stored documents)",
+                V,
+            )
+        return Ok(out[:limit] if limit is not None else out)
+
+    def document(self, filing: Filing, as_of: date) -> Result[FilingDocument]:
+        if filing.filing_date > as_of:
+            return Err(
+                ErrorCode.INVALID_INPUT,
+                f"{filing.ticker} {filing.form} was filed {filing.filing_date.isoformat()}, after the as-of "
+                f"date {as_of.isoformat()}; it cannot be read at that date",
+                V,
+            )
+        stored = self._find_stored(filing)
+        if stored is None or stored.filing.local_path is None or stored.fmt is None:
+            where = filing.url or "its EDGAR Archives page"
+            return Err(
+                ErrorCode.NO_DATA,
+                f"the snapshot has only the filing index entry for {filing.ticker} {filing.form} filed "
+                f"{filing.filing_date.isoformat()}, not its document; it is on EDGAR at {where}",
+                V,
+            )
+        rel = stored.filing.local_path
+        content = self.files.path(rel).read_bytes().decode("utf-8", errors="replace")
+        note = "a Markdown conversion, not the original EDGAR bytes" if stored.fmt == "markdown" else None
+        return Ok(
+            FilingDocument(
+                filing=filing.model_copy(update={"local_path": rel}),
+                format=stored.fmt,
+                content=content,
+                source=self.files.source(rel, note=note),
+            )
+        )
+
+    # --- facts -----------------------------------------------------------------------------------
+
+    def facts(self, symbol: str, concept: str, as_of: date) -> Result[list[Fact]]:
+        ticker = fmt.normalize_ticker(symbol)
+        cik = self._cik(ticker)
+        if cik is None:
+            return self._unknown(ticker)
+        rel = f"sec/companyfacts/CIK{fmt.cik10(cik)}.json"
+        if not self.files.exists(rel):
+            return Err(
+                ErrorCode.NO_DATA,
+                f"the snapshot holds no XBRL companyfacts for {ticker} (CIK {cik}); it has them only for "
+                "AAPL, NVDA and Alphabet (GOOGL/GOOG)",
+                V,
+            )
+        data = self._once(("facts", cik), lambda: self.files.read_json(rel))
+        got = fmt.parse_facts(data, concept, ticker=ticker, source=self.files.source(rel))
+        if isinstance(got, Err):
+            return got
+        visible = [f for f in got.value if f.filed <= as_of]
+        if not visible:
+            return Err(
+                ErrorCode.NO_DATA,
+                f"{ticker} filed no value of {concept.strip()} on or before {as_of.isoformat()}",
+                V,
+            )
+        return Ok(visible)
+
+    # --- loading ---------------------------------------------------------------------------------
+
+    def _unknown(self, ticker: str) -> Err:
+        return Err(
+            ErrorCode.NOT_FOUND,
+            f"{ticker} is not in the snapshot's SEC ticker tables or US listing directory; check the symbol",
+            V,
+        )
+
+    def _once(self, key: tuple[str, int], load: Callable[[], T]) -> T:
+        with self._lock:
+            if key not in self._per_cik:
+                self._per_cik[key] = load()
+            return self._per_cik[key]  # type: ignore[no-any-return]
+
+    def _cik(self, ticker: str) -> int | None:
+        entry = self._tickers.get().get(ticker)
+        if entry is not None:
+            return entry[0].cik
+        return next((s.filing.cik for s in self._index.get().values() if s.filing.ticker == ticker), None)
+
+    def _submissions(self, cik: int, ticker: str) -> Result[list[Filing]] | None:
+        """Every filing of the recorded submissions JSON and its stored older pages, or None."""
+
+        def load() -> Result[list[Filing]] | None:
+            rel = f"sec/submissions/CIK{fmt.cik10(cik)}.json"
+            if not self.files.exists(rel):
+                return None
+            data = self.files.read_json(rel)
+            got = fmt.parse_submissions(data, ticker=ticker, source=self.files.source(rel))
+            if isinstance(got, Err):
+                return got
+            out = list(got.value)
+            for name, _, _ in fmt.older_pages(data):
+                page = f"sec/submissions/{name}"
+                if self.files.exists(page):
+                    older = fmt.parse_submissions(
+                        self.files.read_json(page), ticker=ticker, cik=cik, source=self.files.source(page)
+                    )
+                    if isinstance(older, Err):
+                        return older
+                    out.extend(older.value)
+            return Ok(out)
+
+        got = self._once(("submissions", cik), load)
+        if isinstance(got, Ok) and got.value and got.value[0].ticker != ticker:  # GOOG vs GOOGL share a CIK
+            return Ok([f.model_copy(update={"ticker": ticker}) for f in got.value])
+        return got
+
+    def _load_tickers(self) -> dict[str, tuple[fmt.TickerEntry, str]]:
+        """Ticker -> (entry, the file it came from); the newer exchange table wins over the JSON."""
+        out: dict[str, tuple[fmt.TickerEntry, str]] = {}
+        if self.files.exists(TICKERS_CSV):
+            got = fmt.parse_company_tickers_exchange(self.files.path(TICKERS_CSV).read_text(encoding="utf-8"))
+            if isinstance(got, Ok):
+                out.update((t, (e, TICKERS_CSV)) for t, e in got.value.items())
+        if self.files.exists(TICKERS_JSON):
+            older = fmt.parse_company_tickers(self.files.read_json(TICKERS_JSON))
+            if isinstance(older, Ok):
+                for ticker, entry in older.value.items():
+                    out.setdefault(ticker, (entry, TICKERS_JSON))
+        return out
+
+    def _load_index(self) -> dict[str, _Stored]:
+        """``index.csv`` grouped by accession (or ticker/form/date when the accession is unknown)."""
+        rows: dict[str, list[dict[str, str]]] = {}
+        with self.files.path(INDEX_CSV).open(encoding="utf-8", newline="") as fh:
+            for row in csv.DictReader(fh):
+                key = row["accession_number"] or f"{row['ticker']}|{row['form']}|{row['filing_date']}"
+                rows.setdefault(key, []).append(row)
+        out: dict[str, _Stored] = {}
+        for key, group in rows.items():
+            primary = next((r for r in group if r["format"] in _PRIMARY_FORMATS), None)
+            head = primary or group[0]
+            cik, accession, doc = int(head["cik"]), head["accession_number"] or None, head["primary_document"]
+            url = fmt.archives_url(cik, accession, doc) if accession and doc else (head["source_url"] or None)
+            present = primary is not None and self.files.exists(primary["path"])
+            out[key] = _Stored(
+                filing=Filing(
+                    ticker=fmt.normalize_ticker(head["ticker"]),
+                    cik=cik,
+                    form=head["form"],
+                    filing_date=date.fromisoformat(head["filing_date"]),
+                    report_date=date.fromisoformat(head["report_date"]) if head["report_date"] else None,
+                    accession_number=accession,
+                    primary_document=doc or None,
+                    url=url,
+                    local_path=primary["path"] if present and primary else None,
+                    source=self.files.source(INDEX_CSV),
+                ),
+                fmt=_PRIMARY_FORMATS[primary["format"]] if present and primary else None,
+            )
+        return out
+
+    def _find_stored(self, filing: Filing) -> _Stored | None:
+        index = self._index.get()
+        if filing.accession_number and filing.accession_number in index:
+            return index[filing.accession_number]
+        # Some stored 10-Ks have no known accession: match them by company, form and filing date.
+        return next(
+            (
+                s
+                for s in index.values()
+                if s.filing.cik == filing.cik
+                and s.filing.form == filing.form
+                and s.filing.filing_date == filing.filing_date
+            ),
+            None,
+        )
+
+    def _load_symbol_csv(self, rel: str, column: str) -> dict[str, dict[str, str]]:
+        if not self.files.exists(rel):
+            return {}
+        with self.files.path(rel).open(encoding="utf-8", newline="") as fh:
+            return {fmt.normalize_ticker(r[column]): r for r in csv.DictReader(fh) if r.get(column)}
+
+    def _gics(self, ticker: str, as_of: date) -> tuple[str, dict[str, str]] | None:
+        """The ticker's row in the latest S&P 500 constituents list dated on or before ``as_of``."""
+        folder = self.files.path(CONSTITUENTS_DIR)
+        if not folder.is_dir():
+            return None
+        dated = sorted(
+            (date.fromisoformat(m.group(1)), p.name)
+            for p in folder.iterdir()
+            if (m := _CONSTITUENTS.search(p.name))
+        )
+        usable = [name for day, name in dated if day <= as_of]
+        if not usable:
+            return None
+        rel = f"{CONSTITUENTS_DIR}/{usable[-1]}"
+        with self._lock:
+            if rel not in self._constituents:
+                self._constituents[rel] = self._load_symbol_csv(rel, "Symbol")
+            table = self._constituents[rel]
+        row = table.get(ticker)
+        return (rel, row) if row is not None else None

@@ -1,0 +1,1 @@
+"""The ``findesk`` command line (Typer + Rich)."""

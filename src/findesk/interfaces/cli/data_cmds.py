@@ -1,0 +1,256 @@
+"""``findesk data …``: see the data layer work, one command per capability.
+
+Rules: commands parse arguments, call the router (or the filing-section service) and render; they
+hold no business logic. Every command accepts ``--as-of``, ``--snapshot/--live`` and ``--json``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import date
+
+import typer
+
+from findesk.core.dates import parse_date
+from findesk.core.result import Err, ErrorCode, Ok
+from findesk.data.models import SocialPost
+from findesk.interfaces.cli import render
+from findesk.interfaces.cli import session as ses
+
+data_app = typer.Typer(
+    help="Query the data layer: quotes, bars, filings, sections, facts, macro, news, posts…",
+    no_args_is_help=True,
+)
+
+AS_OF = typer.Option(
+    None, "--as-of", help="Point-in-time date YYYY-MM-DD (default: snapshot default / today)."
+)
+LIVE = typer.Option(None, "--snapshot/--live", help="Force the offline snapshot or the live sources.")
+JSON = typer.Option(False, "--json", help="Print one JSON document instead of tables.")
+
+
+def _date_arg(text: str | None, what: str, as_json: bool) -> date | None:
+    if text is None:
+        return None
+    return ses.unwrap(parse_date(text, what=what), as_json)
+
+
+@data_app.command("company")
+def company(symbol: str, as_of: str | None = AS_OF, live: bool | None = LIVE, as_json: bool = JSON) -> None:
+    """Ticker → CIK, name, exchange, sector."""
+    s = ses.open_session(as_of, live, as_json)
+    value = ses.unwrap(ses.run_async(s, lambda: s.router.company(symbol, s.context.as_of)), as_json)
+    if as_json:
+        return ses.emit_json(s, value)
+    ses.header(s)
+    render.company(ses.stdout, value)
+
+
+@data_app.command("quote")
+def quote(symbol: str, as_of: str | None = AS_OF, live: bool | None = LIVE, as_json: bool = JSON) -> None:
+    """Last session's quote at the as-of date (as traded), with its source and date."""
+    s = ses.open_session(as_of, live, as_json)
+    value = ses.unwrap(ses.run_async(s, lambda: s.router.quote(symbol, s.context.as_of)), as_json)
+    if as_json:
+        return ses.emit_json(s, value)
+    ses.header(s)
+    render.quote(ses.stdout, value)
+
+
+@data_app.command("bars")
+def bars(
+    symbol: str,
+    start: str = typer.Option(..., "--start", help="First date YYYY-MM-DD."),
+    end: str | None = typer.Option(None, "--end", help="Last date YYYY-MM-DD (default: the as-of date)."),
+    as_of: str | None = AS_OF,
+    live: bool | None = LIVE,
+    as_json: bool = JSON,
+) -> None:
+    """Daily OHLCV bars between two dates (never past the as-of date)."""
+    s = ses.open_session(as_of, live, as_json)
+    first = _date_arg(start, "start date", as_json)
+    last = _date_arg(end, "end date", as_json) or s.context.as_of
+    assert first is not None
+    value = ses.unwrap(ses.run_async(s, lambda: s.router.bars(symbol, first, last, s.context.as_of)), as_json)
+    if as_json:
+        return ses.emit_json(s, value)
+    ses.header(s)
+    render.bars(ses.stdout, value)
+
+
+@data_app.command("filings")
+def filings(
+    symbol: str,
+    form: list[str] | None = typer.Option(None, "--form", help="Only these forms (repeatable), e.g. 8-K."),
+    limit: int = typer.Option(10, "--limit", min=1, help="At most this many filings."),
+    as_of: str | None = AS_OF,
+    live: bool | None = LIVE,
+    as_json: bool = JSON,
+) -> None:
+    """SEC filings filed on or before the as-of date, newest first (8-Ks with their item codes)."""
+    s = ses.open_session(as_of, live, as_json)
+    forms = frozenset(f.strip().upper() for f in form) if form else None
+    value = ses.unwrap(
+        ses.run_async(s, lambda: s.router.filings(symbol, s.context.as_of, forms, limit)), as_json
+    )
+    if as_json:
+        return ses.emit_json(s, value)
+    ses.header(s)
+    render.filings(ses.stdout, value)
+
+
+@data_app.command("events")
+def events(
+    symbol: str,
+    limit: int = typer.Option(10, "--limit", min=1, help="At most this many 8-K filings."),
+    as_of: str | None = AS_OF,
+    live: bool | None = LIVE,
+    as_json: bool = JSON,
+) -> None:
+    """8-K material events: each item code of recent 8-Ks with its official title."""
+    from findesk.data.formats.sec import material_events
+
+    s = ses.open_session(as_of, live, as_json)
+    forms = frozenset({"8-K", "8-K/A"})
+    found = ses.unwrap(
+        ses.run_async(s, lambda: s.router.filings(symbol, s.context.as_of, forms, limit)), as_json
+    )
+    value = material_events(found)
+    if as_json:
+        return ses.emit_json(s, value)
+    ses.header(s)
+    render.events(ses.stdout, value)
+
+
+@data_app.command("section")
+def section(
+    symbol: str,
+    form: str = typer.Argument(..., help="10-K, 10-Q or 8-K."),
+    item: str = typer.Argument(..., help="Item, e.g. 1A, 7 (10-K); 2 or II-1A (10-Q); 2.02 (8-K)."),
+    full: bool = typer.Option(False, "--full", help="Print the whole section."),
+    as_of: str | None = AS_OF,
+    live: bool | None = LIVE,
+    as_json: bool = JSON,
+) -> None:
+    """One Item of the latest filing of a form, with its citation."""
+    from findesk.knowledge.filings.sections import SectionService
+
+    s = ses.open_session(as_of, live, as_json)
+    service = SectionService(s.router, s.settings.cache_dir)
+    value = ses.unwrap(
+        ses.run_async(s, lambda: service.section(symbol, form.upper(), item, s.context.as_of)), as_json
+    )
+    if as_json:
+        return ses.emit_json(s, value)
+    ses.header(s)
+    render.section(ses.stdout, value, None if full else 4000)
+
+
+@data_app.command("facts")
+def facts(
+    symbol: str,
+    concept: str = typer.Argument(..., help="XBRL concept, e.g. Revenues, NetIncomeLoss, us-gaap:Assets."),
+    limit: int = typer.Option(12, "--limit", min=1, help="Show the newest N facts (by filing date)."),
+    as_of: str | None = AS_OF,
+    live: bool | None = LIVE,
+    as_json: bool = JSON,
+) -> None:
+    """XBRL facts for a concept as filed on or before the as-of date."""
+    s = ses.open_session(as_of, live, as_json)
+    value = ses.unwrap(ses.run_async(s, lambda: s.router.facts(symbol, concept, s.context.as_of)), as_json)
+    newest = sorted(value, key=lambda f: (f.filed, f.period_end), reverse=True)[:limit]
+    if as_json:
+        return ses.emit_json(s, newest)
+    ses.header(s)
+    render.facts(ses.stdout, newest)
+
+
+@data_app.command("macro")
+def macro(
+    series: str = typer.Argument(..., help="FRED series id, e.g. DGS10, CPIAUCSL, UNRATE."),
+    start: str | None = typer.Option(None, "--start", help="First observation date."),
+    last: int = typer.Option(15, "--last", min=1, help="Show the last N observations in the table."),
+    as_of: str | None = AS_OF,
+    live: bool | None = LIVE,
+    as_json: bool = JSON,
+) -> None:
+    """A FRED series as known at the as-of date (release lags applied)."""
+    s = ses.open_session(as_of, live, as_json)
+    first = _date_arg(start, "start date", as_json)
+    value = ses.unwrap(ses.run_async(s, lambda: s.router.macro(series, s.context.as_of, first)), as_json)
+    if as_json:
+        return ses.emit_json(s, value)
+    ses.header(s)
+    render.macro(ses.stdout, value, last)
+
+
+@data_app.command("news")
+def news(
+    symbol: str,
+    limit: int = typer.Option(20, "--limit", min=1),
+    as_of: str | None = AS_OF,
+    live: bool | None = LIVE,
+    as_json: bool = JSON,
+) -> None:
+    """News published on or before the as-of date, newest first."""
+    s = ses.open_session(as_of, live, as_json)
+    value = ses.unwrap(ses.run_async(s, lambda: s.router.news(symbol, s.context.as_of, limit)), as_json)
+    if as_json:
+        return ses.emit_json(s, value)
+    ses.header(s)
+    render.news(ses.stdout, value)
+
+
+@data_app.command("posts")
+def posts(
+    symbol: str,
+    limit: int = typer.Option(30, "--limit", min=1, help="At most this many posts per platform."),
+    as_of: str | None = AS_OF,
+    live: bool | None = LIVE,
+    as_json: bool = JSON,
+) -> None:
+    """Reddit and Stocktwits posts (UNVERIFIED user content) with author metadata."""
+    s = ses.open_session(as_of, live, as_json)
+
+    async def both() -> tuple[object, object]:
+        reddit, twits = await asyncio.gather(
+            s.router.reddit_posts(symbol, s.context.as_of, limit),
+            s.router.stocktwits_posts(symbol, s.context.as_of, limit),
+        )
+        return reddit, twits
+
+    reddit, twits = ses.run_async(s, both)
+    found: list[SocialPost] = []
+    errors: list[Err] = []
+    for label, got in (("reddit", reddit), ("stocktwits", twits)):
+        if isinstance(got, Ok):
+            found.extend(got.value)
+        elif isinstance(got, Err):
+            if not got.code.is_fallthrough:  # out of scope / invalid: the same for both platforms
+                ses.fail(got, as_json)
+            errors.append(got)
+            if not as_json:
+                ses.warn(f"{label}: {got.message()}")
+    if not found:
+        ses.fail(Err(ErrorCode.NO_DATA, " / ".join(e.reason for e in errors) or "no posts"), as_json)
+    found.sort(key=lambda p: p.published_at, reverse=True)
+    if as_json:
+        return ses.emit_json(s, {"posts": found, "warnings": [e.to_dict() for e in errors]})
+    ses.header(s)
+    render.posts(ses.stdout, found)
+
+
+@data_app.command("sanctions")
+def sanctions(
+    query: str = typer.Argument(..., help="A crypto address (0x…) or a name."),
+    as_of: str | None = AS_OF,
+    live: bool | None = LIVE,
+    as_json: bool = JSON,
+) -> None:
+    """Screen an address or a name against the sanctions lists known at the as-of date."""
+    s = ses.open_session(as_of, live, as_json)
+    value = ses.unwrap(ses.run_async(s, lambda: s.router.sanctions(query, s.context.as_of)), as_json)
+    if as_json:
+        return ses.emit_json(s, value)
+    ses.header(s)
+    render.sanctions(ses.stdout, value)

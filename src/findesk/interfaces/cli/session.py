@@ -1,0 +1,139 @@
+"""Per-command session: settings, data context and router, plus uniform output and errors.
+
+Rules: a command never shows a traceback for a known problem; every ``Err`` becomes one line on
+stderr (``findesk: <code>: <reason>``) and a non-zero exit code from ``EXIT_CODES``; ``--json``
+output is a single JSON document on stdout (errors too, as ``{"error": ...}``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any, Literal, NoReturn, TypeVar
+
+import typer
+from pydantic import BaseModel
+from rich.console import Console
+
+from findesk.core.config import Settings, load_settings
+from findesk.core.result import Err, ErrorCode, Ok, Result
+from findesk.data.context import DataContext, resolve_context
+from findesk.data.registry import build_router
+from findesk.data.router import DataRouter
+
+T = TypeVar("T")
+
+EXIT_CODES: dict[ErrorCode, int] = {
+    ErrorCode.INVALID_INPUT: 2,
+    ErrorCode.OUT_OF_SCOPE: 2,
+    ErrorCode.NOT_CONFIGURED: 3,
+    ErrorCode.NO_DATA: 4,
+    ErrorCode.NOT_FOUND: 4,
+    ErrorCode.UNAVAILABLE: 5,
+    ErrorCode.TIMEOUT: 5,
+    ErrorCode.RATE_LIMITED: 5,
+    ErrorCode.BAD_RESPONSE: 5,
+}
+
+stdout = Console(soft_wrap=False)
+stderr = Console(stderr=True, soft_wrap=True)
+
+
+@dataclass
+class Session:
+    settings: Settings
+    context: DataContext
+    router: DataRouter
+
+
+def fail(error: Err, as_json: bool = False) -> NoReturn:
+    if as_json:
+        print(json.dumps({"error": error.to_dict()}, ensure_ascii=False))
+    stderr.print(f"findesk: {error.message()}", markup=False, highlight=False)
+    raise typer.Exit(EXIT_CODES.get(error.code, 1))
+
+
+def unwrap(result: Result[T], as_json: bool = False) -> T:
+    if isinstance(result, Err):
+        fail(result, as_json)
+    return result.value
+
+
+def load(as_json: bool = False) -> Settings:
+    return unwrap(load_settings(), as_json)
+
+
+def open_session(as_of: str | None, live: bool | None, as_json: bool) -> Session:
+    settings = load(as_json)
+    mode: Literal["snapshot", "live"] | None = None if live is None else ("live" if live else "snapshot")
+    context = unwrap(resolve_context(settings, mode=mode, as_of=as_of), as_json)
+    router = unwrap(build_router(settings, context), as_json)
+    return Session(settings, context, router)
+
+
+def run_async(session: Session, make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    async def main() -> T:
+        try:
+            return await make()
+        finally:
+            await session.router.aclose()
+
+    return asyncio.run(main())
+
+
+def emit_json(session: Session | None, data: Any) -> None:
+    payload: dict[str, Any] = {}
+    if session is not None:
+        payload["context"] = session.context.describe()
+        payload["data_mode"] = session.context.mode
+        payload["as_of"] = session.context.as_of.isoformat()
+    payload["data"] = _plain(data)
+    print(json.dumps(payload, ensure_ascii=False, indent=2))
+
+
+def _plain(data: Any) -> Any:
+    if isinstance(data, BaseModel):
+        return data.model_dump(mode="json")
+    if isinstance(data, list):
+        return [_plain(x) for x in data]
+    if isinstance(data, dict):
+        return {k: _plain(v) for k, v in data.items()}
+    return data
+
+
+def header(session: Session) -> None:
+    stdout.print(f"[dim]{session.context.describe()}[/dim]")
+
+
+def warn(message: str) -> None:
+    stderr.print(f"warning: {message}", markup=False, highlight=False)
+
+
+def ok_or_warn(result: Result[T], label: str) -> T | None:
+    if isinstance(result, Ok):
+        return result.value
+    warn(f"{label}: {result.message()}")
+    return None
+
+
+def guard_main(fn: Callable[[], None]) -> None:
+    """Run the CLI; an unexpected exception is one line, not a traceback (unless FINDESK_DEBUG)."""
+    import os
+
+    try:
+        fn()
+    except KeyboardInterrupt:
+        stderr.print("findesk: interrupted")
+        sys.exit(130)
+    except Exception as exc:  # the last resort; known problems are Err values handled above
+        if os.environ.get("FINDESK_DEBUG"):
+            raise
+        stderr.print(
+            f"findesk: internal error: {type(exc).__name__}: {exc} (set FINDESK_DEBUG=1 for a traceback)",
+            markup=False,
+            highlight=False,
+        )
+        sys.exit(1)

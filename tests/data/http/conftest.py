@@ -1,0 +1,105 @@
+"""Fixtures for the shared HTTP client: a fake clock whose ``sleep`` advances time instantly, and a
+transport that records every request it receives.
+
+Rules: no test sleeps for real (rate limits are off unless a test turns them on) and no test reaches
+the network (every client gets a ``MockTransport``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from findesk.core.config import HttpSettings
+from findesk.data.http import HttpClient
+
+Handler = Callable[[httpx.Request], httpx.Response]
+T0 = 1_700_000_000.0  # 2023-11-14 22:13:20 UTC
+
+
+@dataclass
+class FakeClock:
+    now: float = T0
+    sleeps: list[float] = field(default_factory=list)
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+@dataclass
+class Recorder:
+    """A transport that answers from a script (one handler per call, the last one repeats)."""
+
+    script: list[Handler]
+    requests: list[httpx.Request] = field(default_factory=list)
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        handler = self.script[min(len(self.requests), len(self.script)) - 1]
+        return handler(request)
+
+    @property
+    def calls(self) -> int:
+        return len(self.requests)
+
+    def then(self, *handlers: Handler) -> None:
+        """Replace what later calls answer."""
+        self.script = [*self.script[: self.calls], *handlers]
+
+
+def answer(status: int = 200, body: Any = None, headers: dict[str, str] | None = None) -> Handler:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if isinstance(body, bytes | str):
+            return httpx.Response(status, content=body, headers=headers)
+        return httpx.Response(status, json=body if body is not None else {"ok": True}, headers=headers)
+
+    return handler
+
+
+def fail(exc_type: type[httpx.TransportError]) -> Handler:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise exc_type("simulated", request=request)
+
+    return handler
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def make_client(clock: FakeClock) -> Iterator[Callable[..., tuple[HttpClient, Recorder]]]:
+    made: list[HttpClient] = []
+
+    def make(
+        *script: Handler, cache_dir: Path | None = None, **overrides: Any
+    ) -> tuple[HttpClient, Recorder]:
+        settings = HttpSettings(**{"default_rps": 0.0, "rate_limits": {}, **overrides})
+        recorder = Recorder(list(script) or [answer()])
+        client = HttpClient(
+            settings,
+            cache_dir=cache_dir,
+            transport=httpx.MockTransport(recorder),
+            clock=clock,
+            sleep=clock.sleep,
+        )
+        made.append(client)
+        return client, recorder
+
+    yield make
+    for client in made:
+        if client._cache is not None:
+            client._cache.close()
