@@ -7,11 +7,10 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+from http_fakes import FakeClock, Recorder, answer, fail
 
 from findesk.core.result import Err, ErrorCode, Ok
 from findesk.data.http import HttpClient
-
-from conftest import FakeClock, Recorder, answer, fail
 
 Make = Callable[..., tuple[HttpClient, Recorder]]
 URL = "https://api.example.com/v1/thing"

@@ -43,9 +43,6 @@ __all__ = ["HttpClient", "HttpResponse"]
 
 log = logging.getLogger(__name__)
 
-# Final outcomes that say "the host is struggling": they open the breaker and allow a stale copy.
-_TRANSIENT = frozenset({ErrorCode.TIMEOUT, ErrorCode.RATE_LIMITED, ErrorCode.UNAVAILABLE})
-
 
 class HttpClient:
     def __init__(
@@ -167,7 +164,9 @@ class HttpClient:
             return Err(ErrorCode.INVALID_INPUT, f"cannot request {url!r}: {exc}", source), None
         host = request.url.host
         if request.url.scheme not in ("http", "https") or not host:
-            reason = f"cannot request {redact_url(request.url)!r}: only http(s) URLs with a host are supported"
+            reason = (
+                f"cannot request {redact_url(request.url)!r}: only http(s) URLs with a host are supported"
+            )
             return Err(ErrorCode.INVALID_INPUT, reason, source), None
 
         key = cache_key("GET", request.url, headers) if self._cache is not None else None
@@ -183,11 +182,10 @@ class HttpClient:
             return self._stale_or(Err(ErrorCode.UNAVAILABLE, blocked, source, {"host": host}), cached), key
 
         try:
-            result = await self._send_with_retries(request, host, source)
+            result, failed = await self._send_with_retries(request, host, source)
         except BaseException:
             self._breaker.abandon(host)  # cancelled mid-flight: free a half-open trial slot
             raise
-        failed = isinstance(result, Err) and result.code in _TRANSIENT
         self._breaker.after(host, failed=failed)
 
         if isinstance(result, Err):
@@ -200,7 +198,8 @@ class HttpClient:
 
     async def _send_with_retries(
         self, request: httpx.Request, host: str, source: str
-    ) -> Result[HttpResponse]:
+    ) -> tuple[Result[HttpResponse], bool]:
+        """The final outcome, and whether it was a transient failure (retries exhausted)."""
         started = time.perf_counter()
         last: Err | None = None
         retry_after: float | None = None
@@ -222,21 +221,16 @@ class HttpClient:
                 last = timeout_error(host, self.settings.timeout_s, source, attempt)
                 continue
             except httpx.UnsupportedProtocol as exc:
-                return Err(ErrorCode.INVALID_INPUT, f"cannot request {host}: {exc}", source, {"host": host})
+                return Err(ErrorCode.INVALID_INPUT, f"cannot request {host}: {exc}", source), False
             except httpx.TransportError as exc:
                 last = connection_error(host, exc, source, attempt)
                 continue
             except httpx.DecodingError as exc:
-                return Err(
-                    ErrorCode.BAD_RESPONSE,
-                    f"{host} sent a body that could not be decoded ({exc})",
-                    source,
-                    {"host": host},
-                )
+                reason = f"{host} sent a body that could not be decoded ({exc})"
+                return Err(ErrorCode.BAD_RESPONSE, reason, source, {"host": host}), False
             except httpx.HTTPError as exc:  # e.g. too many redirects: asking again will not help
-                return Err(
-                    ErrorCode.UNAVAILABLE, f"{host}: {type(exc).__name__}: {exc}", source, {"host": host}
-                )
+                reason = f"{host}: {type(exc).__name__}: {exc}"
+                return Err(ErrorCode.UNAVAILABLE, reason, source, {"host": host}), False
 
             status = resp.status_code
             if status < 400:
@@ -248,13 +242,13 @@ class HttpClient:
                         content=resp.content,
                         elapsed_s=time.perf_counter() - started,
                     )
-                )
+                ), False
             last = status_error(host, resp.url.path, status, source, attempt)
             if not is_retryable_status(status):
-                return last
+                return last, False
             retry_after = parse_retry_after(resp.headers.get("retry-after"), self._clock())
         assert last is not None  # the loop runs at least once and only falls through on a failure
-        return last
+        return last, True
 
     def _stale_or(self, error: Err, cached: CachedResponse | None) -> Result[HttpResponse]:
         if cached is None:
