@@ -17,12 +17,14 @@ from datetime import date
 from typing import TypeVar
 
 from findesk.core.result import Err, ErrorCode, Ok, Result
+from findesk.data.formats.sec import material_events
 from findesk.data.models import (
     Company,
     Fact,
     Filing,
     FilingDocument,
     MacroSeries,
+    MaterialEvent,
     NewsItem,
     OnchainTx,
     PriceBars,
@@ -103,6 +105,13 @@ class DataRouter:
             f"the {filing.form} document of {filing.ticker} filed {filing.filing_date}",
             lambda v: v.document(filing, as_of),
         )
+
+    async def material_events(self, symbol: str, as_of: date, limit: int = 10) -> Result[list[MaterialEvent]]:
+        """Each item of the newest ``limit`` 8-K / 8-K/A filings, with its official title."""
+        found = await self.filings(symbol, as_of, frozenset({"8-K", "8-K/A"}), limit)
+        if isinstance(found, Err):
+            return found
+        return Ok(material_events(found.value))
 
     async def facts(self, symbol: str, concept: str, as_of: date) -> Result[list[Fact]]:
         if not concept.strip():

@@ -25,7 +25,7 @@ data_app = typer.Typer(
 AS_OF = typer.Option(
     None, "--as-of", help="Point-in-time date YYYY-MM-DD (default: snapshot default / today)."
 )
-LIVE = typer.Option(None, "--snapshot/--live", help="Force the offline snapshot or the live sources.")
+SNAPSHOT = typer.Option(None, "--snapshot/--live", help="Force the offline snapshot or the live sources.")
 JSON = typer.Option(False, "--json", help="Print one JSON document instead of tables.")
 
 
@@ -36,9 +36,11 @@ def _date_arg(text: str | None, what: str, as_json: bool) -> date | None:
 
 
 @data_app.command("company")
-def company(symbol: str, as_of: str | None = AS_OF, live: bool | None = LIVE, as_json: bool = JSON) -> None:
+def company(
+    symbol: str, as_of: str | None = AS_OF, snapshot: bool | None = SNAPSHOT, as_json: bool = JSON
+) -> None:
     """Ticker → CIK, name, exchange, sector."""
-    s = ses.open_session(as_of, live, as_json)
+    s = ses.open_session(as_of, snapshot, as_json)
     value = ses.unwrap(ses.run_async(s, lambda: s.router.company(symbol, s.context.as_of)), as_json)
     if as_json:
         return ses.emit_json(s, value)
@@ -47,9 +49,11 @@ def company(symbol: str, as_of: str | None = AS_OF, live: bool | None = LIVE, as
 
 
 @data_app.command("quote")
-def quote(symbol: str, as_of: str | None = AS_OF, live: bool | None = LIVE, as_json: bool = JSON) -> None:
+def quote(
+    symbol: str, as_of: str | None = AS_OF, snapshot: bool | None = SNAPSHOT, as_json: bool = JSON
+) -> None:
     """Last session's quote at the as-of date (as traded), with its source and date."""
-    s = ses.open_session(as_of, live, as_json)
+    s = ses.open_session(as_of, snapshot, as_json)
     value = ses.unwrap(ses.run_async(s, lambda: s.router.quote(symbol, s.context.as_of)), as_json)
     if as_json:
         return ses.emit_json(s, value)
@@ -63,11 +67,11 @@ def bars(
     start: str = typer.Option(..., "--start", help="First date YYYY-MM-DD."),
     end: str | None = typer.Option(None, "--end", help="Last date YYYY-MM-DD (default: the as-of date)."),
     as_of: str | None = AS_OF,
-    live: bool | None = LIVE,
+    snapshot: bool | None = SNAPSHOT,
     as_json: bool = JSON,
 ) -> None:
     """Daily OHLCV bars between two dates (never past the as-of date)."""
-    s = ses.open_session(as_of, live, as_json)
+    s = ses.open_session(as_of, snapshot, as_json)
     first = _date_arg(start, "start date", as_json)
     last = _date_arg(end, "end date", as_json) or s.context.as_of
     assert first is not None
@@ -84,11 +88,11 @@ def filings(
     form: list[str] | None = typer.Option(None, "--form", help="Only these forms (repeatable), e.g. 8-K."),
     limit: int = typer.Option(10, "--limit", min=1, help="At most this many filings."),
     as_of: str | None = AS_OF,
-    live: bool | None = LIVE,
+    snapshot: bool | None = SNAPSHOT,
     as_json: bool = JSON,
 ) -> None:
     """SEC filings filed on or before the as-of date, newest first (8-Ks with their item codes)."""
-    s = ses.open_session(as_of, live, as_json)
+    s = ses.open_session(as_of, snapshot, as_json)
     forms = frozenset(f.strip().upper() for f in form) if form else None
     value = ses.unwrap(
         ses.run_async(s, lambda: s.router.filings(symbol, s.context.as_of, forms, limit)), as_json
@@ -104,13 +108,13 @@ def events(
     symbol: str,
     limit: int = typer.Option(10, "--limit", min=1, help="At most this many 8-K filings."),
     as_of: str | None = AS_OF,
-    live: bool | None = LIVE,
+    snapshot: bool | None = SNAPSHOT,
     as_json: bool = JSON,
 ) -> None:
     """8-K material events: each item code of recent 8-Ks with its official title."""
     from findesk.data.formats.sec import material_events
 
-    s = ses.open_session(as_of, live, as_json)
+    s = ses.open_session(as_of, snapshot, as_json)
     forms = frozenset({"8-K", "8-K/A"})
     found = ses.unwrap(
         ses.run_async(s, lambda: s.router.filings(symbol, s.context.as_of, forms, limit)), as_json
@@ -129,13 +133,13 @@ def section(
     item: str = typer.Argument(..., help="Item, e.g. 1A, 7 (10-K); 2 or II-1A (10-Q); 2.02 (8-K)."),
     full: bool = typer.Option(False, "--full", help="Print the whole section."),
     as_of: str | None = AS_OF,
-    live: bool | None = LIVE,
+    snapshot: bool | None = SNAPSHOT,
     as_json: bool = JSON,
 ) -> None:
     """One Item of the latest filing of a form, with its citation."""
     from findesk.knowledge.filings.sections import SectionService
 
-    s = ses.open_session(as_of, live, as_json)
+    s = ses.open_session(as_of, snapshot, as_json)
     service = SectionService(s.router, s.settings.cache_dir)
     value = ses.unwrap(
         ses.run_async(s, lambda: service.section(symbol, form.upper(), item, s.context.as_of)), as_json
@@ -152,11 +156,11 @@ def facts(
     concept: str = typer.Argument(..., help="XBRL concept, e.g. Revenues, NetIncomeLoss, us-gaap:Assets."),
     limit: int = typer.Option(12, "--limit", min=1, help="Show the newest N facts (by filing date)."),
     as_of: str | None = AS_OF,
-    live: bool | None = LIVE,
+    snapshot: bool | None = SNAPSHOT,
     as_json: bool = JSON,
 ) -> None:
     """XBRL facts for a concept as filed on or before the as-of date."""
-    s = ses.open_session(as_of, live, as_json)
+    s = ses.open_session(as_of, snapshot, as_json)
     value = ses.unwrap(ses.run_async(s, lambda: s.router.facts(symbol, concept, s.context.as_of)), as_json)
     newest = sorted(value, key=lambda f: (f.filed, f.period_end), reverse=True)[:limit]
     if as_json:
@@ -171,11 +175,11 @@ def macro(
     start: str | None = typer.Option(None, "--start", help="First observation date."),
     last: int = typer.Option(15, "--last", min=1, help="Show the last N observations in the table."),
     as_of: str | None = AS_OF,
-    live: bool | None = LIVE,
+    snapshot: bool | None = SNAPSHOT,
     as_json: bool = JSON,
 ) -> None:
     """A FRED series as known at the as-of date (release lags applied)."""
-    s = ses.open_session(as_of, live, as_json)
+    s = ses.open_session(as_of, snapshot, as_json)
     first = _date_arg(start, "start date", as_json)
     value = ses.unwrap(ses.run_async(s, lambda: s.router.macro(series, s.context.as_of, first)), as_json)
     if as_json:
@@ -189,11 +193,11 @@ def news(
     symbol: str,
     limit: int = typer.Option(20, "--limit", min=1),
     as_of: str | None = AS_OF,
-    live: bool | None = LIVE,
+    snapshot: bool | None = SNAPSHOT,
     as_json: bool = JSON,
 ) -> None:
     """News published on or before the as-of date, newest first."""
-    s = ses.open_session(as_of, live, as_json)
+    s = ses.open_session(as_of, snapshot, as_json)
     value = ses.unwrap(ses.run_async(s, lambda: s.router.news(symbol, s.context.as_of, limit)), as_json)
     if as_json:
         return ses.emit_json(s, value)
@@ -206,11 +210,11 @@ def posts(
     symbol: str,
     limit: int = typer.Option(30, "--limit", min=1, help="At most this many posts per platform."),
     as_of: str | None = AS_OF,
-    live: bool | None = LIVE,
+    snapshot: bool | None = SNAPSHOT,
     as_json: bool = JSON,
 ) -> None:
     """Reddit and Stocktwits posts (UNVERIFIED user content) with author metadata."""
-    s = ses.open_session(as_of, live, as_json)
+    s = ses.open_session(as_of, snapshot, as_json)
 
     async def both() -> tuple[object, object]:
         reddit, twits = await asyncio.gather(
@@ -244,11 +248,11 @@ def posts(
 def sanctions(
     query: str = typer.Argument(..., help="A crypto address (0x…) or a name."),
     as_of: str | None = AS_OF,
-    live: bool | None = LIVE,
+    snapshot: bool | None = SNAPSHOT,
     as_json: bool = JSON,
 ) -> None:
     """Screen an address or a name against the sanctions lists known at the as-of date."""
-    s = ses.open_session(as_of, live, as_json)
+    s = ses.open_session(as_of, snapshot, as_json)
     value = ses.unwrap(ses.run_async(s, lambda: s.router.sanctions(query, s.context.as_of)), as_json)
     if as_json:
         return ses.emit_json(s, value)

@@ -85,7 +85,7 @@ def bars(console: Console, b: PriceBars) -> None:
     basis = "adjusted" if b.adjusted else "as traded / index level"
     table = Table(title=f"{b.symbol} daily bars {b.start} → {b.end} ({basis})")
     for col in ("date", "open", "high", "low", "close", "volume"):
-        table.add_column(col, justify="right" if col != "date" else "left")
+        table.add_column(col, justify="right" if col != "date" else "left", no_wrap=True)
     for bar in b.bars:
         table.add_row(
             str(bar.date), _num(bar.open), _num(bar.high), _num(bar.low), _num(bar.close), _num(bar.volume)
@@ -130,7 +130,9 @@ def section(console: Console, s: FilingSection, max_chars: int | None) -> None:
 def facts(console: Console, items: Sequence[Fact]) -> None:
     table = Table(title=f"XBRL facts: {items[0].taxonomy}:{items[0].concept}" if items else "XBRL facts")
     for col in ("filed", "form", "FY", "FP", "period", "value", "unit", "accession"):
-        table.add_column(col, justify="right" if col == "value" else "left")
+        table.add_column(
+            col, justify="right" if col == "value" else "left", no_wrap=col in ("value", "period")
+        )
     for f in items:
         period = f"{f.period_start} → {f.period_end}" if f.period_start else f"at {f.period_end}"
         table.add_row(

@@ -38,7 +38,8 @@ EXIT_CODES: dict[ErrorCode, int] = {
     ErrorCode.BAD_RESPONSE: 5,
 }
 
-stdout = Console(soft_wrap=False)
+# Piped output (files, tests, CI logs) gets a wide fixed width so tables are not truncated.
+stdout = Console(soft_wrap=False, width=None if sys.stdout.isatty() else 200)
 stderr = Console(stderr=True, soft_wrap=True)
 
 
@@ -66,9 +67,12 @@ def load(as_json: bool = False) -> Settings:
     return unwrap(load_settings(), as_json)
 
 
-def open_session(as_of: str | None, live: bool | None, as_json: bool) -> Session:
+def open_session(as_of: str | None, snapshot: bool | None, as_json: bool) -> Session:
+    """``snapshot`` is the ``--snapshot/--live`` flag: True, False (live) or None (configured mode)."""
     settings = load(as_json)
-    mode: Literal["snapshot", "live"] | None = None if live is None else ("live" if live else "snapshot")
+    mode: Literal["snapshot", "live"] | None = (
+        None if snapshot is None else ("snapshot" if snapshot else "live")
+    )
     context = unwrap(resolve_context(settings, mode=mode, as_of=as_of), as_json)
     router = unwrap(build_router(settings, context), as_json)
     return Session(settings, context, router)
