@@ -52,3 +52,11 @@ def mentions(text: str | None, symbol: str) -> bool:
         return False
     return any(_pattern(t).search(text) for t in company_tickers(symbol))
 
+
+def cashtagged(text: str | None, symbol: str) -> bool:
+    """Whether ``text`` holds a ``$TICKER`` cashtag for the company of ``symbol``."""
+    if not text:
+        return False
+    return any(
+        re.search(rf"\${re.escape(t)}(?![A-Za-z0-9])", text, re.IGNORECASE) for t in company_tickers(symbol)
+    )

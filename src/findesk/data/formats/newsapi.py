@@ -41,7 +41,9 @@ def error_from_body(body: Mapping[str, Any]) -> Err:
     message = str(body.get("message") or "").strip()
     known = _ERROR_CODES.get(code)
     if known is None:
-        return Err(ErrorCode.UNAVAILABLE, f"NewsAPI answered an error ({code or 'no code'}): {message}", SOURCE)
+        return Err(
+            ErrorCode.UNAVAILABLE, f"NewsAPI answered an error ({code or 'no code'}): {message}", SOURCE
+        )
     err_code, reason = known
     detail = f" (NewsAPI: {message})" if message else ""
     return Err(err_code, reason + detail, SOURCE, {"newsapi_code": code})

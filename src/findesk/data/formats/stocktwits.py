@@ -1,7 +1,8 @@
 """Stocktwits ``/api/2/streams/symbol/<SYM>.json`` responses -> ``SocialPost``.
 
 Rules this module keeps:
-- The same parser reads the snapshot's recorded streams and live answers.
+- The same parser reads the snapshot's recorded streams and live answers; ``url`` is the message's
+  public page (``https://stocktwits.com/<user>/message/<id>``).
 - ``created_at`` is ISO 8601 UTC (``2020-04-24T18:35:11Z``); ``user.join_date`` is a calendar day,
   taken as midnight UTC of that day (the account existed by then at the latest).
 - Everything the stream says about the author is kept: join date, followers, following, ideas
@@ -15,6 +16,7 @@ Rules this module keeps:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from datetime import UTC, date, datetime
 from typing import Any
@@ -23,6 +25,20 @@ from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.models import SocialAuthor, SocialPost, Source
 
 SOURCE = "stocktwits"
+# Stocktwits writes crypto pairs as ETH.X, so the US-listing rule of ``normalize_symbol`` does not apply.
+_SYMBOL = re.compile(r"^[A-Z][A-Z0-9]{0,9}([.-][A-Z]{1,2})?$")
+
+
+def check_symbol(raw: str, source: str = SOURCE) -> Result[str]:
+    """An upper-cased Stocktwits symbol (``AAPL``, ``BRK.B``, ``ETH.X``) or ``invalid_input``."""
+    symbol = raw.strip().upper()
+    if not _SYMBOL.match(symbol):
+        return Err(
+            ErrorCode.INVALID_INPUT,
+            f"{raw.strip()!r} is not a Stocktwits symbol (a ticker like AAPL or a crypto pair like ETH.X)",
+            source,
+        )
+    return Ok(symbol)
 
 
 def stream_symbol(body: Any) -> str | None:
@@ -50,7 +66,9 @@ def parse_stream(body: Any, source: Source) -> Result[list[SocialPost]]:
 
 def _error(body: Mapping[str, Any], status: Any) -> Err:
     errors = body.get("errors")
-    messages = [e.get("message") for e in errors if isinstance(e, Mapping)] if isinstance(errors, list) else []
+    messages = (
+        [e.get("message") for e in errors if isinstance(e, Mapping)] if isinstance(errors, list) else []
+    )
     text = "; ".join(str(m) for m in messages if m)
     detail = f": {text}" if text else ""
     if status == 404:
