@@ -12,8 +12,9 @@ Rules this module keeps:
   of spaces collapse, lines are stripped, blank lines are removed.
 - Markdown gets light treatment only: HTML comments and embedded HTML tables are rendered like HTML,
   heading markers (``#``) and bold/italic markers are removed so headings keep just their text.
-- Fast enough for 10 MB documents: the block breaks are inserted by one regex pass over the raw HTML
-  before parsing, so the only per-node Python work is on table rows.
+- Line breaks in the HTML source are just whitespace (as in a browser), except inside ``<pre>``.
+- Fast enough for 10 MB documents: block breaks are inserted as a private-use marker character by one
+  regex pass over the raw HTML before parsing, so the only per-node Python work is on table rows.
 """
 
 from __future__ import annotations
@@ -22,13 +23,16 @@ import re
 
 from selectolax.lexbor import LexborHTMLParser
 
-# Closing tags of block elements (and void breaks) get a newline right after them in the raw HTML;
-# this is far cheaper than walking the DOM in Python.
+# Closing tags of block elements (and void breaks) get a line-break marker right after them in the raw
+# HTML; this is far cheaper than walking the DOM in Python. Rows are not marked: tables are rendered
+# separately (a non-space character between rows would be moved out of the table by the parser).
+_BREAK = "\ue000"
 _BLOCK_END = re.compile(
-    r"(</(?:div|p|li|h[1-6]|tr|table|ul|ol|dl|dt|dd|blockquote|pre|section|article|center|"
+    r"(</(?:div|p|li|h[1-6]|table|ul|ol|dl|dt|dd|blockquote|pre|section|article|center|"
     r"header|footer)\s*>|<br\b[^>]*>|<hr\b[^>]*>)",
     re.IGNORECASE,
 )
+_PRE = re.compile(r"<pre\b.*?</pre\s*>", re.IGNORECASE | re.DOTALL)
 _HIDDEN = (
     'script, style, head, ix\\:header, [style*="display:none"], [style*="display: none"], '
     '[style*="DISPLAY:NONE"], [style*="DISPLAY: NONE"]'
@@ -56,29 +60,35 @@ def normalize_text(text: str) -> str:
     return "\n".join(out)
 
 
+def _cell_text(raw: str) -> str:
+    return _CELL_SPACE.sub(" ", raw.replace(_BREAK, " ")).strip()
+
+
 def _render_tables(tree: LexborHTMLParser) -> None:
     # Innermost tables first (reverse document order): a nested table is already text when its
     # parent cell is read.
     for table in reversed(tree.css("table")):
         rows: list[str] = []
         for tr in table.css("tr"):
-            cells = [_CELL_SPACE.sub(" ", c.text(deep=True, separator="")).strip() for c in tr.css("td, th")]
+            cells = [_cell_text(c.text(deep=True, separator="")) for c in tr.css("td, th")]
             cells = [c for c in cells if c]
             if cells:
                 rows.append(" | ".join(cells))
-        table.replace_with("\n" + "\n".join(rows) + "\n")
+        table.replace_with(_BREAK + _BREAK.join(rows) + _BREAK)
 
 
 def html_to_text(html: str) -> str:
     """EDGAR HTML (10-K/10-Q/8-K, inline XBRL or not) -> normalized plain text."""
-    tree = LexborHTMLParser(_BLOCK_END.sub(r"\1\n", html))
+    html = _PRE.sub(lambda m: m.group(0).replace("\n", _BREAK), html)
+    tree = LexborHTMLParser(_BLOCK_END.sub(r"\1" + _BREAK, html))
     for node in tree.css(_HIDDEN):
         node.decompose()
     _render_tables(tree)
     root = tree.body if tree.body is not None else tree.root
     if root is None:
         return ""
-    return normalize_text(root.text(deep=True, separator=""))
+    raw = root.text(deep=True, separator="")
+    return normalize_text(_CELL_SPACE.sub(" ", raw).replace(_BREAK, "\n"))
 
 
 def _md_table_row(line: str) -> str:

@@ -9,12 +9,14 @@ Rules this module keeps:
   ``Items 1 and 2. Business and Properties``. A line continuing in lower case (``Item 7 of this
   Form…``) is a cross-reference, not a heading; ``Item 2.02`` is an 8-K item, not a 10-K one;
   ``ITEM 1. BUSINESS (CONTINUED)`` is a running page header.
-- The body headings are chosen, not the table of contents or running page headers: the chosen
-  headings are the subsequence of candidates in the form's Item order that maximizes (1) the number of
-  Items, then (2) how well each heading looks like a heading (official title words present, no
-  trailing page number, the 10-Q Part agrees) plus the sum of log section lengths. The log term
-  prefers balanced, substantial sections, which is what separates a body heading from its table of
-  contents entry (whose "section" is one line long).
+- The body headings are chosen, not the table of contents or running page headers. A short line
+  ending in a page number (``Item 1A. | Risk Factors | 13``) is a table-of-contents row and never a
+  heading, so a document whose body has no Item headings yields no Items rather than TOC rows. Among
+  the remaining candidates the chosen headings are the chain, in the form's Item order, that
+  maximizes a per-Item score plus how much each line looks like a heading (official title words
+  present, not a bare ``PART I Item 1A`` page header, the 10-Q Part agrees) plus the sum of log
+  section lengths. The log term prefers substantial sections, which is what separates a body
+  heading from a table-of-contents entry without page numbers (whose "section" is one line long).
 - Each Item's text starts at its heading line and ends where the next chosen heading starts; a
   trailing bare ``PART II`` line belongs to the next Part and is dropped.
 - Items are returned in document order, titled with the official ``sec_forms`` title, never the
@@ -45,7 +47,9 @@ _PAGE_NUMBER = re.compile(r"(?:\|\s*|\s)(?:[A-Z]-)?\d{1,3}\s*$")
 _TRAILING_PART = re.compile(r"(?:\n[ \t]*PART[ \t]+(?:IV|I{1,3})\.?[ \t]*)+\s*$", re.IGNORECASE)
 _CONTINUED = re.compile(r"\bcontinued\b", re.IGNORECASE)
 _WORD = re.compile(r"[a-z]+")
-_STOP = frozenset({"and", "of", "the", "for", "in", "on", "with", "to", "a", "an", "or", "about", "s", "that"})
+_STOP = frozenset(
+    {"and", "of", "the", "for", "in", "on", "with", "to", "a", "an", "or", "about", "s", "that"}
+)
 
 # Heading weights. An Item is worth including on its own (_ITEM_SCORE) unless its heading looks
 # wrong: a mismatched 10-Q Part outweighs it, and a matching title decides between two headings for
@@ -53,8 +57,8 @@ _STOP = frozenset({"and", "of", "the", "for", "in", "on", "with", "to", "a", "an
 _ITEM_SCORE = 10.0
 _TITLE_BONUS = 6.0
 _TITLE_MISMATCH = 4.0
-_PAGE_PENALTY = 5.0
 _BARE_PENALTY = 7.0
+_TOC_ROW_CHARS = 200
 _PART_MISMATCH = 12.0
 
 
@@ -73,7 +77,6 @@ class ItemText:
 @dataclass(frozen=True, slots=True)
 class _Node:
     pos: int
-    end_of_line: int
     keys: tuple[str, ...]
     first: int  # form order of the first and last key
     last: int
@@ -118,7 +121,7 @@ def _candidates(text: str, form: str) -> list[_Node]:
     is_q = base_form(form) == "10-Q"
     table = TEN_Q_ITEMS if is_q else TEN_K_ITEMS
     order = list(table)
-    number_order = [k.split("-")[-1] for k in order] if not is_q else list(TEN_K_ITEMS)
+    number_order = list(TEN_K_ITEMS)  # for "Items 10 through 14"
     parts = [(m.start(), m.group("part").upper()) for m in _PART_LINE.finditer(text)]
     nodes: list[_Node] = []
     part_idx = 0
@@ -134,7 +137,10 @@ def _candidates(text: str, form: str) -> list[_Node]:
             part_idx += 1
         nums = _expand(m.group("nums"), number_order)
         title_text = rest.strip(" |.:-–—") or _next_line(text, m.start())
-        page_like = bool(_PAGE_NUMBER.search(rest)) and bool(rest.strip(" |.:-–—0123456789"))
+        if len(rest) <= _TOC_ROW_CHARS and _PAGE_NUMBER.search(rest) and rest.strip(" |.:-–—0123456789"):
+            # "Item 1A. | Risk Factors | 13": a table-of-contents row, never a body heading. (A long
+            # line ending in a number is a heading run together with its text in old filings.)
+            continue
         bare = not rest.strip(" |.:-–—") and not m.group("sep")
         titled = bool(title_text.strip(" |.:-–—0123456789"))
         choices: list[tuple[str, ...]] = []
@@ -153,18 +159,15 @@ def _candidates(text: str, form: str) -> list[_Node]:
                 quality += _TITLE_BONUS
             elif titled:
                 quality -= _TITLE_MISMATCH
-            if page_like:
-                quality -= _PAGE_PENALTY
             if bare:
                 quality -= _BARE_PENALTY
             if is_q:
-                part = m.group("part").upper() if m.group("part") else current_part
-                if part is not None:
-                    quality -= 0.0 if keys[0].startswith(f"{part}-") else _PART_MISMATCH
+                in_part: str | None = m.group("part").upper() if m.group("part") else current_part
+                if in_part is not None and not keys[0].startswith(f"{in_part}-"):
+                    quality -= _PART_MISMATCH
             nodes.append(
                 _Node(
                     pos=m.start(),
-                    end_of_line=m.end(),
                     keys=keys,
                     first=order.index(keys[0]),
                     last=order.index(keys[-1]),
@@ -215,7 +218,9 @@ def split_items(text: str, form: str) -> list[ItemText]:
     out: list[ItemText] = []
     for idx, node in enumerate(chain):
         end = chain[idx + 1].pos if idx + 1 < len(chain) else len(text)
-        body = _TRAILING_PART.sub("", text[node.pos : end]).strip()
+        body = text[node.pos : end].rstrip()
+        tail = max(0, len(body) - 40)  # a trailing Part line is short: only look at the end
+        body = (body[:tail] + _TRAILING_PART.sub("", body[tail:])).strip()
         for key in node.keys:
             out.append(ItemText(key, table[key], node.heading, node.pos, end, body))
     return out
