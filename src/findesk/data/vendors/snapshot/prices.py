@@ -19,7 +19,6 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -91,7 +90,10 @@ def _spans(
     codes: npt.NDArray[np.integer[Any]], dates: Days, count: int
 ) -> tuple[npt.NDArray[np.intp], list[tuple[int, int]]]:
     """Row order sorted by (code, date) and each code's [start, end) span in that order."""
-    order = np.lexsort((dates, codes))
+    if len(dates) < 2 or bool(np.all(dates[1:] >= dates[:-1])):
+        order = np.argsort(codes, kind="stable")  # already in date order: a stable sort keeps it
+    else:
+        order = np.lexsort((dates, codes))
     sorted_codes = codes[order]
     idx = np.arange(count)
     starts = np.searchsorted(sorted_codes, idx, side="left")
@@ -102,6 +104,19 @@ def _spans(
 def _encode(column: pa.ChunkedArray) -> tuple[list[str], npt.NDArray[np.integer[Any]]]:
     encoded = pc.dictionary_encode(column).combine_chunks()
     return encoded.dictionary.to_pylist(), encoded.indices.to_numpy(zero_copy_only=False)
+
+
+def _global_codes(column: pa.ChunkedArray) -> tuple[list[str], npt.NDArray[np.intp]]:
+    """Codes into one shared dictionary for a dictionary column whose chunks (row groups) each
+    carry their own dictionary; cheaper than ``unify_dictionaries`` on 3.3M rows."""
+    position: dict[str, int] = {}
+    parts: list[npt.NDArray[np.intp]] = []
+    for chunk in column.chunks:
+        names = chunk.dictionary.to_pylist()
+        mapping = np.fromiter((position.setdefault(n, len(position)) for n in names), np.intp, len(names))
+        parts.append(mapping[chunk.indices.to_numpy(zero_copy_only=False)])
+    codes = np.concatenate(parts) if parts else np.empty(0, dtype=np.intp)
+    return list(position), codes
 
 
 def _day(value: np.datetime64) -> date:
@@ -192,19 +207,18 @@ class _MoversTable:
 
     def __init__(self, files: SnapshotFiles) -> None:
         table = pq.read_table(files.path(MOVERS), columns=["date", "symbol", "close", "pct_change", "volume"])
-        table = table.unify_dictionaries().combine_chunks()
-        sym = table.column("symbol").chunk(0)
-        day = table.column("date").chunk(0)
-        names: list[str] = sym.dictionary.to_pylist()
-        codes = sym.indices.to_numpy(zero_copy_only=False)
-        day_values = np.array(day.dictionary.to_pylist(), dtype="datetime64[D]")
-        dates = day_values[day.indices.to_numpy(zero_copy_only=False)]
+        names, codes = _global_codes(table.column("symbol"))
+        day_names, day_codes = _global_codes(table.column("date"))
+        day_values = np.array(day_names, dtype="datetime64[D]")
+        dates = day_values[day_codes]
         order, spans = _spans(codes, dates, len(names))
         self._spans = dict(zip(names, spans, strict=True))
-        self._order = order
-        self._dates = dates
+        # compact per-row state (~60 MB for 3.3M rows): int32 row order and int16 day codes
+        self._order = order.astype(np.int32)
+        self._day_values = day_values
+        self._day_codes = day_codes.astype(np.int16)
         self._close = table.column("close").to_numpy()
-        self._pct = table.column("pct_change").cast(pa.float64()).to_numpy()
+        self._pct = table.column("pct_change").to_numpy()  # nulls become NaN
         self._volume = table.column("volume").to_numpy()
         self.sessions: Days = np.unique(day_values)
         self._cache: dict[str, Movers] = {}
@@ -218,7 +232,8 @@ class _MoversTable:
             cached = self._cache.get(symbol)
             if cached is None:
                 rows = self._order[span[0] : span[1]]
-                cached = Movers(self._dates[rows], self._close[rows], self._pct[rows], self._volume[rows])
+                days = self._day_values[self._day_codes[rows]]
+                cached = Movers(days, self._close[rows], self._pct[rows], self._volume[rows])
                 self._cache[symbol] = cached
         return cached
 
@@ -256,10 +271,11 @@ class _MarketCaps:
 class PriceStore:
     def __init__(self, files: SnapshotFiles) -> None:
         self.files = files
-        self._movers = Lazy(lambda: _MoversTable(files))
-        self._caps = Lazy(lambda: _MarketCaps(files))
-        self._sp500 = Lazy(lambda: _Panel(self._read_sp500(), SP500))
-        self._etfs = Lazy(lambda: _Panel(self._read_etfs(), ETFS))
+        # A file missing from a (partial) snapshot reads as "no data there", not as a crash.
+        self._movers = Lazy(lambda: _MoversTable(files) if files.exists(MOVERS) else None)
+        self._caps = Lazy(lambda: _MarketCaps(files) if files.exists(MARKET_CAPS) else None)
+        self._sp500 = Lazy(lambda: _Panel(self._read_sp500(), SP500) if files.exists(SP500) else None)
+        self._etfs = Lazy(lambda: _Panel(self._read_etfs(), ETFS) if files.exists(ETFS) else None)
         self._calendar = Lazy(self._build_calendar)
         self._singles: dict[str, Ohlcv] = {}
         self._singles_lock = threading.Lock()
@@ -290,16 +306,11 @@ class PriceStore:
     def _build_calendar(self) -> Days:
         """Market sessions: the gap-free SPY file plus the movers table's own dates."""
         spy = self._single(SPY_FILE, True)
-        days = [self._movers.get().sessions]
+        movers = self._movers.get()
+        days = [movers.sessions] if movers is not None else []
         if spy is not None:
             days.append(spy.dates)
-        return np.unique(np.concatenate(days))
-
-    def _warm(self, *loaders: Callable[[], Any]) -> None:
-        # pyarrow releases the GIL, so the first quote reads its files in parallel.
-        with ThreadPoolExecutor(max_workers=len(loaders)) as pool:
-            for fut in [pool.submit(f) for f in loaders]:
-                fut.result()
+        return np.unique(np.concatenate(days)) if days else np.empty(0, dtype="datetime64[D]")
 
     # ---- adjusted series lookup ----------------------------------------------------------------
 
@@ -307,8 +318,8 @@ class PriceStore:
         if symbol in _INDEX_FILES:
             return [lambda: self._single(_INDEX_FILES[symbol], False)]
         out: list[Callable[[], Ohlcv | None]] = [
-            lambda: self._sp500.get().get(symbol),
-            lambda: self._etfs.get().get(symbol),
+            lambda: _get(self._sp500.get(), symbol),
+            lambda: _get(self._etfs.get(), symbol),
             lambda: self._single(LONG_HISTORY.format(symbol=symbol), True),
         ]
         if symbol == "SPY":
@@ -335,9 +346,8 @@ class PriceStore:
         if isinstance(cleaned, Err):
             return cleaned
         sym = cleaned.value
-        if sym not in _INDEX_FILES:
-            self._warm(self._movers.get, self._sp500.get, self._caps.get)
-        movers = None if sym in _INDEX_FILES else self._movers.get().get(sym)
+        table = None if sym in _INDEX_FILES else self._movers.get()
+        movers = None if table is None else table.get(sym)
         session = self._last_session(as_of)
         i = (
             -1
@@ -444,7 +454,8 @@ class PriceStore:
     def _market_cap(
         self, sym: str, session: date, price: float, notes: list[str]
     ) -> tuple[float | None, date | None]:
-        caps = self._caps.get().get(sym)
+        table = self._caps.get()
+        caps = None if table is None else table.get(sym)
         if caps is None:
             return None, None
         k = int(np.searchsorted(caps.dates, np.datetime64(session, "D"), side="right")) - 1
@@ -455,10 +466,20 @@ class PriceStore:
             notes.append(f"market cap is the month-end value of {cap_date} ({MARKET_CAPS})")
             return float(caps.market_cap[k]), cap_date
         shares = float(caps.market_cap[k]) / float(caps.close[k])
-        notes.append(
-            f"market cap = shares implied by the {cap_date} month-end row (market cap / close) × price; "
-            "a split since then would make it wrong"
-        )
+        note = f"market cap = shares implied by the {cap_date} month-end row (market cap / close) × price"
+        # A split between the month-end and the session shows as a jump in the as-traded/adjusted
+        # ratio; the share count is scaled by that jump so the cap stays on the session's basis.
+        adjusted = self._adjusted(sym)
+        then = adjusted.index_of(cap_date) if adjusted is not None else None
+        now = adjusted.index_of(session) if adjusted is not None else None
+        if adjusted is not None and then is not None and now is not None:
+            jump = (float(caps.close[k]) / adjusted.close[then]) / (price / adjusted.close[now])
+            if abs(jump - 1.0) > 0.05:
+                shares *= float(jump)
+                note += f", share count scaled by {jump:.4f} for a split since {cap_date}"
+        else:
+            note += "; a split since then would not be caught"
+        notes.append(note)
         return round(shares * price, 0), cap_date
 
     def _adjusted_quote(self, sym: str, s: Ohlcv, j: int, gap: str | None) -> Quote:
@@ -546,6 +567,10 @@ class PriceStore:
                 source=self.files.source(series.ref, note),
             )
         )
+
+
+def _get(panel: _Panel | None, symbol: str) -> Ohlcv | None:
+    return None if panel is None else panel.get(symbol)
 
 
 def _clean(symbol: str) -> Result[str]:

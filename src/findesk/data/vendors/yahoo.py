@@ -1,0 +1,130 @@
+"""Live Yahoo Finance vendor: quotes and daily bars (v8 chart API) and news (v1 search API).
+
+Rules this module keeps:
+- Point in time: the chart is requested up to the end of ``as_of`` and parsed with the ``as_of``
+  filter (``findesk.data.formats.yahoo``); news published after ``as_of`` is dropped.
+- Cache classes: quotes ``quote``, news ``news``, historical bars ``default``.
+- Never raises: HTTP problems arrive as typed ``Err`` from the shared client; a 404 is an unknown
+  symbol (``not_found``); unparseable bodies are ``bad_response``.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
+from urllib.parse import quote as urlquote
+from urllib.parse import urlencode
+
+from findesk.core.config import Settings
+from findesk.core.result import Err, ErrorCode, Ok, Result
+from findesk.data.formats.yahoo import chart_bars, chart_quote, parse_chart, parse_search_news
+from findesk.data.http.client import HttpClient
+from findesk.data.models import NewsItem, PriceBars, Quote, Source
+from findesk.data.symbols import normalize_symbol
+from findesk.data.vendors.base import Category, Vendor
+
+CHART_URL = "https://query1.finance.yahoo.com/v8/finance/chart/{symbol}"
+SEARCH_URL = "https://query2.finance.yahoo.com/v1/finance/search"
+_INDEX = re.compile(r"^\^[A-Z0-9]{1,10}$")  # Yahoo index symbols: ^GSPC, ^VIX
+_QUOTE_LOOKBACK_DAYS = 14  # enough sessions to find the previous close across long holidays
+
+
+def _epoch(day: date) -> int:
+    return int(datetime.combine(day, time.min, tzinfo=UTC).timestamp())
+
+
+class YahooVendor(Vendor):
+    name = "yahoo"
+    categories = frozenset({Category.QUOTE, Category.BARS, Category.NEWS})
+
+    def __init__(self, http: HttpClient, settings: Settings) -> None:
+        self.http = http
+        self.settings = settings
+
+    def _symbol(self, raw: str) -> Result[str]:
+        text = raw.strip().upper()
+        if _INDEX.match(text):
+            return Ok(text)
+        got = normalize_symbol(text)
+        return got if isinstance(got, Ok) else Err(got.code, got.reason, self.name)
+
+    async def _chart(
+        self, symbol: str, first: date, last: date, freshness: str
+    ) -> Result[tuple[Any, Source]]:
+        url = CHART_URL.format(symbol=urlquote(symbol, safe=""))
+        # period2 is exclusive: the day after ``last`` at 00:00 UTC still ends before that session opens
+        params = {
+            "period1": _epoch(first),
+            "period2": _epoch(last + timedelta(days=1)),
+            "interval": "1d",
+            "includePrePost": "false",
+            "events": "div|split",
+        }
+        got = await self.http.get_json(url, params=params, freshness=freshness, source=self.name)
+        if isinstance(got, Err):
+            if got.code is ErrorCode.NOT_FOUND:
+                return Err(
+                    ErrorCode.NOT_FOUND, f"Yahoo does not know the symbol {symbol} (HTTP 404)", self.name
+                )
+            return Err(got.code, got.reason, self.name, got.details)
+        source = Source(vendor=self.name, ref=f"{url}?{urlencode(params)}", retrieved_at=datetime.now(UTC))
+        return Ok((got.value, source))
+
+    async def quote(self, symbol: str, as_of: date) -> Result[Quote]:
+        sym = self._symbol(symbol)
+        if isinstance(sym, Err):
+            return sym
+        got = await self._chart(sym.value, as_of - timedelta(days=_QUOTE_LOOKBACK_DAYS), as_of, "quote")
+        if isinstance(got, Err):
+            return got
+        body, source = got.value
+        chart = parse_chart(body)
+        if isinstance(chart, Err):
+            return chart
+        return chart_quote(chart.value, as_of, source)
+
+    async def bars(self, symbol: str, start: date, end: date, as_of: date) -> Result[PriceBars]:
+        sym = self._symbol(symbol)
+        if isinstance(sym, Err):
+            return sym
+        if start > end:
+            return Err(ErrorCode.INVALID_INPUT, f"start {start} is after end {end}; swap them", self.name)
+        last = min(end, as_of)
+        if start > last:
+            return Err(
+                ErrorCode.INVALID_INPUT,
+                f"start {start} is after as_of {as_of}; nothing dated after as_of is visible",
+                self.name,
+            )
+        got = await self._chart(sym.value, start, last, "default")
+        if isinstance(got, Err):
+            return got
+        body, source = got.value
+        chart = parse_chart(body)
+        if isinstance(chart, Err):
+            return chart
+        return chart_bars(chart.value, start, end, as_of, source)
+
+    async def news(self, symbol: str, as_of: date, limit: int = 20) -> Result[list[NewsItem]]:
+        sym = self._symbol(symbol)
+        if isinstance(sym, Err):
+            return sym
+        params = {"q": sym.value, "quotesCount": 0, "newsCount": max(1, min(limit, 50))}
+        got = await self.http.get_json(SEARCH_URL, params=params, freshness="news", source=self.name)
+        if isinstance(got, Err):
+            return Err(got.code, got.reason, self.name, got.details)
+        source = Source(
+            vendor=self.name, ref=f"{SEARCH_URL}?{urlencode(params)}", retrieved_at=datetime.now(UTC)
+        )
+        items = parse_search_news(got.value, as_of, source, limit)
+        if isinstance(items, Err):
+            return items
+        if not items.value:
+            return Err(
+                ErrorCode.NO_DATA,
+                f"Yahoo search has no news for {sym.value} published on or before {as_of} "
+                "(it only returns recent headlines)",
+                self.name,
+            )
+        return items
