@@ -96,7 +96,9 @@ def parse_history(payload: Any, day: date, source: Source) -> Result[TokenInfo]:
     return _token(payload, payload.get("market_data"), moment, source)
 
 
-def _token(payload: dict[str, Any], market: Any, price_as_of: datetime | None, source: Source) -> Result[TokenInfo]:
+def _token(
+    payload: dict[str, Any], market: Any, price_as_of: datetime | None, source: Source
+) -> Result[TokenInfo]:
     try:
         coin_id, symbol, name = str(payload["id"]), str(payload["symbol"]), str(payload["name"])
     except KeyError as exc:
@@ -149,9 +151,13 @@ def parse_simple_price(payload: Any) -> Result[dict[str, dict[str, float]]]:
     out: dict[str, dict[str, float]] = {}
     for coin, quotes in payload.items():
         if not isinstance(quotes, dict):
-            return Err(ErrorCode.BAD_RESPONSE, f"CoinGecko's simple/price entry for {coin} is malformed.", VENDOR)
+            return Err(
+                ErrorCode.BAD_RESPONSE, f"CoinGecko's simple/price entry for {coin} is malformed.", VENDOR
+            )
         out[str(coin)] = {
-            str(k): float(v) for k, v in quotes.items() if isinstance(v, int | float) and not isinstance(v, bool)
+            str(k): float(v)
+            for k, v in quotes.items()
+            if isinstance(v, int | float) and not isinstance(v, bool)
         }
     return Ok(out)
 

@@ -42,7 +42,9 @@ def parse_protocol_tvl(payload: Any, slug: str, as_of: date, source: Source) -> 
     if isinstance(point, Err):
         return point
     if point is None:
-        return Err(ErrorCode.NO_DATA, f"DefiLlama has no TVL for {slug} on or before {as_of.isoformat()}.", VENDOR)
+        return Err(
+            ErrorCode.NO_DATA, f"DefiLlama has no TVL for {slug} on or before {as_of.isoformat()}.", VENDOR
+        )
     chains: dict[str, float] = {}
     chain_tvls = payload.get("chainTvls")
     if isinstance(chain_tvls, dict):
@@ -66,7 +68,7 @@ def parse_protocol_tvl(payload: Any, slug: str, as_of: date, source: Source) -> 
     )
 
 
-def _last_point(series: list[Any], cutoff: datetime) -> tuple[datetime, float] | None | Err:
+def _last_point(series: list[Any], cutoff: datetime) -> tuple[datetime, float] | Err | None:
     best: tuple[datetime, float] | None = None
     for row in series:
         try:

@@ -37,7 +37,9 @@ def is_address(text: str) -> bool:
 
 def scale(raw: str, decimals: int) -> Decimal:
     """An integer amount in base units -> whole units, exactly (``"1500" , 3 -> 1.5``)."""
-    return Decimal(int(raw)).scaleb(-decimals)
+    value = Decimal(int(raw)).scaleb(-decimals).normalize()
+    # normalize() writes 100 as 1E+2; whole amounts keep a plain integer exponent instead
+    return value.quantize(Decimal(1)) if value.as_tuple().exponent > 0 else value  # type: ignore[operator]
 
 
 def check_envelope(payload: Any, source: str = "etherscan") -> Result[Any]:
@@ -77,12 +79,16 @@ def parse_txs(
         return got
     rows = got.value
     if not isinstance(rows, list):
-        return Err(ErrorCode.BAD_RESPONSE, f"Etherscan's {kind} result is not a list of transactions.", vendor)
+        return Err(
+            ErrorCode.BAD_RESPONSE, f"Etherscan's {kind} result is not a list of transactions.", vendor
+        )
     out: list[OnchainTx] = []
     for row in rows:
         tx = _parse_row(row, kind, source, chain)
         if tx is None:
-            return Err(ErrorCode.BAD_RESPONSE, f"Etherscan returned a malformed {kind} transaction row.", vendor)
+            return Err(
+                ErrorCode.BAD_RESPONSE, f"Etherscan returned a malformed {kind} transaction row.", vendor
+            )
         out.append(tx)
     return Ok(out)
 
@@ -139,4 +145,6 @@ def parse_block_number(payload: Any, source: str = "etherscan") -> Result[int]:
     try:
         return Ok(int(got.value))
     except (TypeError, ValueError):
-        return Err(ErrorCode.BAD_RESPONSE, "Etherscan's getblocknobytime result is not a block number.", source)
+        return Err(
+            ErrorCode.BAD_RESPONSE, "Etherscan's getblocknobytime result is not a block number.", source
+        )

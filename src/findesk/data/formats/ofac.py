@@ -148,13 +148,17 @@ def parse_eth_address_csv(text: str) -> Result[list[ListedAddress]]:
     for row in reader:
         address = (row.get("address") or "").strip()
         if not EVM_RE.match(address):
-            return Err(ErrorCode.BAD_RESPONSE, f"The ETH address list holds a bad address {address!r}.", "ofac")
+            return Err(
+                ErrorCode.BAD_RESPONSE, f"The ETH address list holds a bad address {address!r}.", "ofac"
+            )
         added = (row.get("date_added") or "").strip()
         try:
             day = date.fromisoformat(added) if added else None
         except ValueError:
             return Err(ErrorCode.BAD_RESPONSE, f"The ETH address list holds a bad date {added!r}.", "ofac")
-        out.append(ListedAddress(address=address, name=(row.get("name") or "").strip() or None, date_added=day))
+        out.append(
+            ListedAddress(address=address, name=(row.get("name") or "").strip() or None, date_added=day)
+        )
     return Ok(out)
 
 
@@ -190,7 +194,9 @@ def classify_query(query: str) -> Result[QueryKind]:
     if _OTHER_ADDRESS_RE.match(text):
         return Ok("address")
     if len(normalize_name(text)) < 3:
-        return Err(ErrorCode.INVALID_INPUT, f"The name {text!r} is too short to screen; give at least 3 letters.")
+        return Err(
+            ErrorCode.INVALID_INPUT, f"The name {text!r} is too short to screen; give at least 3 letters."
+        )
     return Ok("name")
 
 
@@ -206,3 +212,25 @@ def name_matches(query: str, candidate: str) -> bool:
     if q in c:
         return True
     return set(q.split()) <= set(c.split())
+
+
+def sdn_name_matches(entries: list[SdnEntry], query: str) -> list[tuple[SdnEntry, str]]:
+    """Entries whose name (or an a.k.a. in the remarks) matches ``query``, with the value that matched."""
+    out: list[tuple[SdnEntry, str]] = []
+    for entry in entries:
+        if name_matches(query, entry.name):
+            out.append((entry, entry.name))
+            continue
+        alias = next((a for a in entry.aliases if name_matches(query, a)), None)
+        if alias is not None:
+            out.append((entry, alias))
+    return out
+
+
+def sdn_address_index(entries: list[SdnEntry]) -> dict[str, dict[str, list[tuple[SdnEntry, str]]]]:
+    """asset -> lower-cased address -> the entries listing it (with the address as written)."""
+    index: dict[str, dict[str, list[tuple[SdnEntry, str]]]] = {}
+    for entry in entries:
+        for asset, address in entry.addresses:
+            index.setdefault(asset, {}).setdefault(address.lower(), []).append((entry, address))
+    return index
