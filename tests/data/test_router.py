@@ -22,7 +22,9 @@ class ScriptedQuoteVendor(Vendor):
     def __init__(self, name: str, answer: Result[Quote] | None = None, code: ErrorCode | None = None) -> None:
         self.name = name
         self.calls: list[str] = []
-        self._answer = answer if answer is not None else Err(code or ErrorCode.NO_DATA, f"{name} has nothing", name)
+        self._answer = (
+            answer if answer is not None else Err(code or ErrorCode.NO_DATA, f"{name} has nothing", name)
+        )
 
     async def quote(self, symbol: str, as_of: date) -> Result[Quote]:
         self.calls.append(symbol)
@@ -35,7 +37,13 @@ def _quote(vendor: str) -> Ok[Quote]:
 
 @pytest.mark.parametrize(
     "code",
-    [ErrorCode.UNAVAILABLE, ErrorCode.RATE_LIMITED, ErrorCode.TIMEOUT, ErrorCode.NO_DATA, ErrorCode.NOT_CONFIGURED],
+    [
+        ErrorCode.UNAVAILABLE,
+        ErrorCode.RATE_LIMITED,
+        ErrorCode.TIMEOUT,
+        ErrorCode.NO_DATA,
+        ErrorCode.NOT_CONFIGURED,
+    ],
 )
 async def test_falls_through_on_typed_source_errors(code: ErrorCode) -> None:
     first = ScriptedQuoteVendor("first", code=code)

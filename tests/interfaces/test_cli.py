@@ -71,7 +71,9 @@ def test_bad_input_gets_one_line_and_an_exit_code(
 
 
 def test_missing_snapshot_directory(tmp_path: Path) -> None:
-    proc = findesk("data", "quote", "AAPL", "--snapshot", env={"FINDESK_SNAPSHOT_DIR": str(tmp_path / "gone")})
+    proc = findesk(
+        "data", "quote", "AAPL", "--snapshot", env={"FINDESK_SNAPSHOT_DIR": str(tmp_path / "gone")}
+    )
     assert_clean_failure(proc, 3, "FINDESK_SNAPSHOT_DIR")
 
 
