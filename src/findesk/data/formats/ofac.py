@@ -22,6 +22,7 @@ from datetime import date
 from typing import Any, Literal
 
 from findesk.core.result import Err, ErrorCode, Ok, Result
+from findesk.data.models import SanctionsMatch, Source
 
 SDN_COLUMNS = (
     "ent_num",
@@ -234,3 +235,33 @@ def sdn_address_index(entries: list[SdnEntry]) -> dict[str, dict[str, list[tuple
         for asset, address in entry.addresses:
             index.setdefault(asset, {}).setdefault(address.lower(), []).append((entry, address))
     return index
+
+
+def sdn_matches(
+    query: str, kind: str, entries: list[SdnEntry], list_name: str, list_date: date, source: Source
+) -> list[SanctionsMatch]:
+    """SDN entries matching a name (``kind="name"``) or an address, as ``SanctionsMatch`` rows."""
+    found: list[tuple[SdnEntry, str, str | None]]
+    if kind == "name":
+        found = [(entry, value, None) for entry, value in sdn_name_matches(entries, query)]
+    else:
+        wanted = query.lower()  # letter case of an EVM address is a checksum, not identity
+        found = [
+            (entry, listed, asset)
+            for asset, by_address in sdn_address_index(entries).items()
+            for entry, listed in by_address.get(wanted, [])
+        ]
+    return [
+        SanctionsMatch(
+            query=query,
+            matched_value=value,
+            list_name=list_name,
+            entity=entry.name,
+            entry_id=entry.uid,
+            program=entry.program or None,
+            asset=asset,
+            list_date=list_date,
+            source=source,
+        )
+        for entry, value, asset in found
+    ]

@@ -27,7 +27,7 @@ from findesk.core.dates import NEW_YORK, today_new_york
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.formats import ofac
 from findesk.data.http.client import HttpClient
-from findesk.data.models import SanctionsList, SanctionsMatch, SanctionsScreen, Source
+from findesk.data.models import SanctionsList, SanctionsScreen, Source
 from findesk.data.vendors.base import Category, Vendor
 
 SDN_URL = "https://www.treasury.gov/ofac/downloads/sdn.csv"
@@ -89,7 +89,7 @@ class OfacVendor(Vendor):
             source=source,
         )
         text = query.strip()
-        matches = _matches(text, kind.value, entries.value, list_date, source)
+        matches = ofac.sdn_matches(text, kind.value, entries.value, LIST_NAME, list_date, source)
         return Ok(SanctionsScreen(query=text, matches=matches, lists_checked=[checked]))
 
     # -- local copies ----------------------------------------------------------------------------
@@ -163,35 +163,6 @@ class OfacVendor(Vendor):
         with self._lock:
             self._parsed[path] = (mtime, parsed.value)
         return parsed
-
-
-def _matches(
-    query: str, kind: str, entries: list[ofac.SdnEntry], list_date: date, source: Source
-) -> list[SanctionsMatch]:
-    found: list[tuple[ofac.SdnEntry, str, str | None]]
-    if kind == "name":
-        found = [(entry, value, None) for entry, value in ofac.sdn_name_matches(entries, query)]
-    else:
-        wanted = query.lower()  # letter case of an EVM address is a checksum, not identity
-        found = [
-            (entry, listed, asset)
-            for asset, by_address in ofac.sdn_address_index(entries).items()
-            for entry, listed in by_address.get(wanted, [])
-        ]
-    return [
-        SanctionsMatch(
-            query=query,
-            matched_value=value,
-            list_name=LIST_NAME,
-            entity=entry.name,
-            entry_id=entry.uid,
-            program=entry.program or None,
-            asset=asset,
-            list_date=list_date,
-            source=source,
-        )
-        for entry, value, asset in found
-    ]
 
 
 def _mtime(path: Path) -> datetime | None:

@@ -7,15 +7,19 @@ hold no business logic. Every command accepts ``--as-of``, ``--snapshot/--live``
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Coroutine
 from datetime import date
+from typing import Any, TypeVar
 
 import typer
 
 from findesk.core.dates import parse_date
-from findesk.core.result import Err, ErrorCode, Ok
+from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.models import SocialPost
 from findesk.interfaces.cli import render
 from findesk.interfaces.cli import session as ses
+
+T = TypeVar("T")
 
 data_app = typer.Typer(
     help="Query the data layer: quotes, bars, filings, sections, facts, macro, news, posts…",
@@ -27,6 +31,21 @@ AS_OF = typer.Option(
 )
 SNAPSHOT = typer.Option(None, "--snapshot/--live", help="Force the offline snapshot or the live sources.")
 JSON = typer.Option(False, "--json", help="Print one JSON document instead of tables.")
+
+
+def _show(
+    s: ses.Session,
+    as_json: bool,
+    make: Callable[[], Coroutine[Any, Any, Result[T]]],
+    draw: Callable[[T], None],
+) -> None:
+    """Run one router call; print JSON or the context line and a table; fail with one line."""
+    value = ses.unwrap(ses.run_async(s, make), as_json)
+    if as_json:
+        ses.emit_json(s, value)
+        return
+    ses.header(s)
+    draw(value)
 
 
 def _date_arg(text: str | None, what: str, as_json: bool) -> date | None:
@@ -41,11 +60,9 @@ def company(
 ) -> None:
     """Ticker → CIK, name, exchange, sector."""
     s = ses.open_session(as_of, snapshot, as_json)
-    value = ses.unwrap(ses.run_async(s, lambda: s.router.company(symbol, s.context.as_of)), as_json)
-    if as_json:
-        return ses.emit_json(s, value)
-    ses.header(s)
-    render.company(ses.stdout, value)
+    _show(
+        s, as_json, lambda: s.router.company(symbol, s.context.as_of), lambda v: render.company(ses.stdout, v)
+    )
 
 
 @data_app.command("quote")
@@ -54,11 +71,7 @@ def quote(
 ) -> None:
     """Last session's quote at the as-of date (as traded), with its source and date."""
     s = ses.open_session(as_of, snapshot, as_json)
-    value = ses.unwrap(ses.run_async(s, lambda: s.router.quote(symbol, s.context.as_of)), as_json)
-    if as_json:
-        return ses.emit_json(s, value)
-    ses.header(s)
-    render.quote(ses.stdout, value)
+    _show(s, as_json, lambda: s.router.quote(symbol, s.context.as_of), lambda v: render.quote(ses.stdout, v))
 
 
 @data_app.command("bars")
@@ -75,11 +88,12 @@ def bars(
     first = _date_arg(start, "start date", as_json)
     last = _date_arg(end, "end date", as_json) or s.context.as_of
     assert first is not None
-    value = ses.unwrap(ses.run_async(s, lambda: s.router.bars(symbol, first, last, s.context.as_of)), as_json)
-    if as_json:
-        return ses.emit_json(s, value)
-    ses.header(s)
-    render.bars(ses.stdout, value)
+    _show(
+        s,
+        as_json,
+        lambda: s.router.bars(symbol, first, last, s.context.as_of),
+        lambda v: render.bars(ses.stdout, v),
+    )
 
 
 @data_app.command("filings")
@@ -94,13 +108,12 @@ def filings(
     """SEC filings filed on or before the as-of date, newest first (8-Ks with their item codes)."""
     s = ses.open_session(as_of, snapshot, as_json)
     forms = frozenset(f.strip().upper() for f in form) if form else None
-    value = ses.unwrap(
-        ses.run_async(s, lambda: s.router.filings(symbol, s.context.as_of, forms, limit)), as_json
+    _show(
+        s,
+        as_json,
+        lambda: s.router.filings(symbol, s.context.as_of, forms, limit),
+        lambda v: render.filings(ses.stdout, v),
     )
-    if as_json:
-        return ses.emit_json(s, value)
-    ses.header(s)
-    render.filings(ses.stdout, value)
 
 
 @data_app.command("events")
@@ -141,13 +154,12 @@ def section(
 
     s = ses.open_session(as_of, snapshot, as_json)
     service = SectionService(s.router, s.settings.cache_dir)
-    value = ses.unwrap(
-        ses.run_async(s, lambda: service.section(symbol, form.upper(), item, s.context.as_of)), as_json
+    _show(
+        s,
+        as_json,
+        lambda: service.section(symbol, form.upper(), item, s.context.as_of),
+        lambda v: render.section(ses.stdout, v, None if full else 4000),
     )
-    if as_json:
-        return ses.emit_json(s, value)
-    ses.header(s)
-    render.section(ses.stdout, value, None if full else 4000)
 
 
 @data_app.command("facts")
@@ -181,11 +193,12 @@ def macro(
     """A FRED series as known at the as-of date (release lags applied)."""
     s = ses.open_session(as_of, snapshot, as_json)
     first = _date_arg(start, "start date", as_json)
-    value = ses.unwrap(ses.run_async(s, lambda: s.router.macro(series, s.context.as_of, first)), as_json)
-    if as_json:
-        return ses.emit_json(s, value)
-    ses.header(s)
-    render.macro(ses.stdout, value, last)
+    _show(
+        s,
+        as_json,
+        lambda: s.router.macro(series, s.context.as_of, first),
+        lambda v: render.macro(ses.stdout, v, last),
+    )
 
 
 @data_app.command("news")
@@ -198,11 +211,12 @@ def news(
 ) -> None:
     """News published on or before the as-of date, newest first."""
     s = ses.open_session(as_of, snapshot, as_json)
-    value = ses.unwrap(ses.run_async(s, lambda: s.router.news(symbol, s.context.as_of, limit)), as_json)
-    if as_json:
-        return ses.emit_json(s, value)
-    ses.header(s)
-    render.news(ses.stdout, value)
+    _show(
+        s,
+        as_json,
+        lambda: s.router.news(symbol, s.context.as_of, limit),
+        lambda v: render.news(ses.stdout, v),
+    )
 
 
 @data_app.command("posts")
@@ -253,8 +267,53 @@ def sanctions(
 ) -> None:
     """Screen an address or a name against the sanctions lists known at the as-of date."""
     s = ses.open_session(as_of, snapshot, as_json)
-    value = ses.unwrap(ses.run_async(s, lambda: s.router.sanctions(query, s.context.as_of)), as_json)
-    if as_json:
-        return ses.emit_json(s, value)
-    ses.header(s)
-    render.sanctions(ses.stdout, value)
+    _show(
+        s,
+        as_json,
+        lambda: s.router.sanctions(query, s.context.as_of),
+        lambda v: render.sanctions(ses.stdout, v),
+    )
+
+
+@data_app.command("txs")
+def txs(
+    address: str = typer.Argument(..., help="An Ethereum address (0x…)."),
+    limit: int = typer.Option(25, "--limit", min=1),
+    as_of: str | None = AS_OF,
+    snapshot: bool | None = SNAPSHOT,
+    as_json: bool = JSON,
+) -> None:
+    """On-chain transactions of an address (normal, internal and token transfers), newest first."""
+    s = ses.open_session(as_of, snapshot, as_json)
+    _show(
+        s,
+        as_json,
+        lambda: s.router.onchain_txs(address, s.context.as_of, limit),
+        lambda v: render.txs(ses.stdout, v),
+    )
+
+
+@data_app.command("token")
+def token(
+    token_id: str = typer.Argument(..., help="A CoinGecko id or a symbol, e.g. bitcoin or BTC."),
+    as_of: str | None = AS_OF,
+    snapshot: bool | None = SNAPSHOT,
+    as_json: bool = JSON,
+) -> None:
+    """Token price, market cap and contracts."""
+    s = ses.open_session(as_of, snapshot, as_json)
+    _show(
+        s, as_json, lambda: s.router.token(token_id, s.context.as_of), lambda v: render.token(ses.stdout, v)
+    )
+
+
+@data_app.command("tvl")
+def tvl(
+    protocol: str = typer.Argument(..., help="A DefiLlama protocol slug, e.g. aave or lido."),
+    as_of: str | None = AS_OF,
+    snapshot: bool | None = SNAPSHOT,
+    as_json: bool = JSON,
+) -> None:
+    """Total value locked in a DeFi protocol."""
+    s = ses.open_session(as_of, snapshot, as_json)
+    _show(s, as_json, lambda: s.router.tvl(protocol, s.context.as_of), lambda v: render.tvl(ses.stdout, v))

@@ -17,10 +17,13 @@ from findesk.data.models import (
     MacroSeries,
     MaterialEvent,
     NewsItem,
+    OnchainTx,
     PriceBars,
+    ProtocolTVL,
     Quote,
     SanctionsScreen,
     SocialPost,
+    TokenInfo,
 )
 
 
@@ -222,3 +225,46 @@ def sanctions(console: Console, s: SanctionsScreen) -> None:
             escape(lst.source.cite()),
         )
     console.print(table)
+
+
+def txs(console: Console, items: Sequence[OnchainTx]) -> None:
+    table = Table(title="on-chain transactions (newest first)")
+    for col in ("time (UTC)", "kind", "from", "to", "value", "asset", "hash"):
+        table.add_column(col, overflow="fold", no_wrap=col == "value")
+    for t in items:
+        table.add_row(
+            t.timestamp.strftime("%Y-%m-%d %H:%M"),
+            t.kind + (" (failed)" if t.is_error else ""),
+            t.from_address,
+            t.to_address or "(contract creation)",
+            f"{t.value:,f}".rstrip("0").rstrip("."),
+            escape(t.asset),
+            t.hash,
+        )
+    console.print(table)
+
+
+def token(console: Console, t: TokenInfo) -> None:
+    table = Table(title=escape(f"{t.name} ({t.symbol.upper()})"), show_header=False)
+    for name, value in (
+        (
+            "price (USD)",
+            _num(t.price_usd, 6) if t.price_usd is not None and t.price_usd < 1 else _num(t.price_usd),
+        ),
+        ("market cap (USD)", _big(t.market_cap_usd)),
+        ("24h volume (USD)", _big(t.volume_24h_usd)),
+        ("price as of", str(t.price_as_of or "—")),
+        ("contracts", ", ".join(f"{k}: {v}" for k, v in t.contracts.items()) or "—"),
+        ("source", t.source.cite()),
+    ):
+        table.add_row(name, escape(value))
+    console.print(table)
+    if t.source.note:
+        console.print(f"[dim]note: {escape(t.source.note)}[/dim]")
+
+
+def tvl(console: Console, p: ProtocolTVL) -> None:
+    console.print(f"{escape(p.protocol)}: TVL {_big(p.tvl_usd)} USD as of {p.as_of:%Y-%m-%d}")
+    for chain, value in sorted(p.chain_tvls.items(), key=lambda kv: -kv[1]):
+        console.print(f"  {escape(chain)}: {_big(value)}")
+    console.print(f"[dim]source {escape(p.source.cite())}[/dim]")

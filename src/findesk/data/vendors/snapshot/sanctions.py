@@ -133,19 +133,7 @@ class SanctionsStore:
         self, query: str, as_of: date, sdn: tuple[date, str, list[ofac.SdnEntry]]
     ) -> SanctionsScreen:
         day, rel, entries = sdn
-        matches = [
-            SanctionsMatch(
-                query=query,
-                matched_value=value,
-                list_name=SDN_LIST,
-                entity=entry.name,
-                entry_id=entry.uid,
-                program=entry.program or None,
-                list_date=day,
-                source=self.files.source(rel),
-            )
-            for entry, value in ofac.sdn_name_matches(entries, query)
-        ]
+        matches = ofac.sdn_matches(query, "name", entries, SDN_LIST, day, self.files.source(rel))
         return SanctionsScreen(
             query=query, matches=matches, lists_checked=[self._checked(SDN_LIST, day, rel, as_of)]
         )
