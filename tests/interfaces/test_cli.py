@@ -99,3 +99,57 @@ def test_config_show_masks_secrets() -> None:
     shown = json.loads(proc.stdout)["data"]
     assert shown["etherscan_api_key"] == "****3456"
     assert "supersecretkey" not in proc.stdout
+
+
+def _data(*args: str) -> object:
+    proc = findesk("data", *args, "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["as_of"] == "2025-08-29" and out["data_mode"] == "snapshot"
+    return out["data"]
+
+
+def test_data_commands_answer_from_the_snapshot_with_citations(snapshot_dir: Path) -> None:
+    section = _data("section", "AAPL", "10-K", "1A")
+    assert isinstance(section, dict)
+    assert section["title"] == "Risk Factors" and section["filing_date"] == "2024-11-01"
+    assert section["url"].startswith("https://www.sec.gov/Archives/edgar/data/320193/")
+
+    filings = _data("filings", "NVDA", "--form", "8-K", "--limit", "5")
+    assert isinstance(filings, list) and len(filings) == 5
+    assert all(f["form"] == "8-K" and f["filing_date"] <= "2025-08-29" for f in filings)
+
+    events = _data("events", "NVDA", "--limit", "1")
+    assert isinstance(events, list)
+    earnings = ("2.02", "Results of Operations and Financial Condition")
+    assert earnings in {(e["item"], e["title"]) for e in events}
+
+    facts = _data("facts", "NVDA", "Revenues", "--limit", "50")
+    assert isinstance(facts, list)
+    assert any(f["value"] == 46_743_000_000 and f["period_end"] == "2025-07-27" for f in facts)
+    assert all(f["filed"] <= "2025-08-29" for f in facts)
+
+    macro = _data("macro", "DGS10")
+    assert isinstance(macro, dict)
+    assert macro["observations"][-1] == {"date": "2025-08-29", "value": 4.23}
+
+    news = _data("news", "AAPL")
+    assert isinstance(news, list) and news
+    assert all(n["published_at"][:10] <= "2025-08-29" for n in news)
+
+    posts = _data("posts", "AAPL")
+    assert isinstance(posts, dict)
+    platforms = {p["platform"] for p in posts["posts"]}
+    assert platforms == {"reddit", "stocktwits"}  # the AAPL stream of 2020-04-24 is before the as-of
+    assert all(p["published_at"][:10] <= "2025-08-29" for p in posts["posts"])
+    assert posts["posts"][0]["published_at"] >= posts["posts"][-1]["published_at"]
+
+    screen = _data("sanctions", "0x722122dF12D4e14e13Ac3b6895a86e84145b6967")
+    assert isinstance(screen, dict)
+    assert screen["matches"] and screen["matches"][0]["entity"] == "TORNADO CASH"
+
+
+def test_bars_between_dates(snapshot_dir: Path) -> None:
+    bars = _data("bars", "SPY", "--start", "2025-08-25", "--end", "2025-08-29")
+    assert isinstance(bars, dict)
+    assert [b["date"] for b in bars["bars"]] == [f"2025-08-{d}" for d in (25, 26, 27, 28, 29)]
