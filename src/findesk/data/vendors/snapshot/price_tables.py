@@ -1,0 +1,242 @@
+"""Snapshot price tables: the big price files read once and indexed by symbol.
+
+Rules this module keeps:
+- Each file is read once per process (the store wraps these in ``Lazy``) and indexed by ticker;
+  per-symbol slices are cached under a lock (callers run in worker threads).
+- Values are the files' own numbers: nothing is rescaled or adjusted here (the store does that and
+  says so in a quote's notes).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pcsv
+import pyarrow.parquet as pq
+
+from findesk.data.vendors.snapshot.files import SnapshotFiles
+
+MOVERS = "prices/market/us_listed_stocks_daily_close_pctchange_volume_2024-01-02_2025-12-31.parquet"
+MARKET_CAPS = "prices/market/us_listed_stocks_monthend_marketcap_2023-01_2025-12.csv.gz"
+SP500 = "prices/equities/sp500_daily_ohlcv_adj_2021-01-04_2025-12-30.csv.gz"
+ETFS = "prices/etfs/etf_daily_ohlcv_adj_1670_2021-01-04_2025-12-24.parquet"
+SPY_FILE = "prices/equities/SPY_daily_ohlcv_adj_2015-01-02_2025-12-30.csv"
+GSPC_FILE = "prices/equities/GSPC_daily_ohlcv_2015-01-02_2025-12-30.csv"
+VIX_FILE = "prices/index/VIX.csv"
+LONG_HISTORY = "prices/equities/long_history/{symbol}.csv"
+
+Floats = npt.NDArray[np.float64]
+Days = npt.NDArray[np.datetime64]
+
+
+@dataclass(frozen=True, slots=True)
+class Ohlcv:
+    """One symbol's daily series from one file, sorted by date."""
+
+    ref: str
+    adjusted: bool
+    dates: Days
+    open: Floats
+    high: Floats
+    low: Floats
+    close: Floats
+    volume: Floats  # NaN where missing; float because some sources write "2266400.0"
+
+    def last_index(self, day: date) -> int:
+        """Index of the last bar dated on or before ``day`` (-1 when none)."""
+        return int(np.searchsorted(self.dates, np.datetime64(day, "D"), side="right")) - 1
+
+    def index_of(self, day: date) -> int | None:
+        i = self.last_index(day)
+        return i if i >= 0 and to_day(self.dates[i]) == day else None
+
+
+@dataclass(frozen=True, slots=True)
+class Movers:
+    """One symbol's rows of the unadjusted movers table, sorted by date."""
+
+    dates: Days
+    close: Floats
+    pct_change: Floats  # percent; NaN where the screener gave none
+    volume: npt.NDArray[np.int64]
+
+
+def row_spans(
+    codes: npt.NDArray[np.integer[Any]], dates: Days, count: int
+) -> tuple[npt.NDArray[np.intp], list[tuple[int, int]]]:
+    """Row order sorted by (code, date) and each code's [start, end) span in that order."""
+    if len(dates) < 2 or bool(np.all(dates[1:] >= dates[:-1])):
+        order = np.argsort(codes, kind="stable")  # already in date order: a stable sort keeps it
+    else:
+        order = np.lexsort((dates, codes))
+    sorted_codes = codes[order]
+    idx = np.arange(count)
+    starts = np.searchsorted(sorted_codes, idx, side="left")
+    ends = np.searchsorted(sorted_codes, idx, side="right")
+    return order, [(int(a), int(b)) for a, b in zip(starts, ends, strict=True)]
+
+
+def encode(column: pa.ChunkedArray) -> tuple[list[str], npt.NDArray[np.integer[Any]]]:
+    encoded = pc.dictionary_encode(column).combine_chunks()
+    return encoded.dictionary.to_pylist(), encoded.indices.to_numpy(zero_copy_only=False)
+
+
+def global_codes(column: pa.ChunkedArray) -> tuple[list[str], npt.NDArray[np.intp]]:
+    """Codes into one shared dictionary for a dictionary column whose chunks (row groups) each
+    carry their own dictionary; cheaper than ``unify_dictionaries`` on 3.3M rows."""
+    position: dict[str, int] = {}
+    parts: list[npt.NDArray[np.intp]] = []
+    for chunk in column.chunks:
+        names = chunk.dictionary.to_pylist()
+        mapping = np.fromiter((position.setdefault(n, len(position)) for n in names), np.intp, len(names))
+        parts.append(mapping[chunk.indices.to_numpy(zero_copy_only=False)])
+    codes = np.concatenate(parts) if parts else np.empty(0, dtype=np.intp)
+    return list(position), codes
+
+
+def to_day(value: np.datetime64) -> date:
+    return date.fromisoformat(str(value)[:10])
+
+
+class Panel:
+    """A long table (date, ticker, open, high, low, close, volume) indexed by ticker."""
+
+    def __init__(self, table: pa.Table, ref: str) -> None:
+        self.ref = ref
+        names, codes = encode(table.column("ticker"))
+        dates = table.column("date").to_numpy().astype("datetime64[D]")
+        order, spans = row_spans(codes, dates, len(names))
+        self._spans = dict(zip(names, spans, strict=True))
+        self._order = order
+        self._dates = dates
+        self._cols = {
+            name: table.column(name).cast(pa.float64()).to_numpy()
+            for name in ("open", "high", "low", "close", "volume")
+        }
+        self._cache: dict[str, Ohlcv] = {}
+        self._lock = threading.Lock()
+
+    def __contains__(self, symbol: str) -> bool:
+        return symbol in self._spans
+
+    def get(self, symbol: str) -> Ohlcv | None:
+        span = self._spans.get(symbol)
+        if span is None:
+            return None
+        with self._lock:
+            cached = self._cache.get(symbol)
+            if cached is None:
+                rows = self._order[span[0] : span[1]]
+                cols = {k: v[rows] for k, v in self._cols.items()}
+                keep = ~np.isnan(cols["close"])  # a row without a close is not a bar
+                cached = Ohlcv(
+                    self.ref,
+                    True,
+                    self._dates[rows][keep],
+                    cols["open"][keep],
+                    cols["high"][keep],
+                    cols["low"][keep],
+                    cols["close"][keep],
+                    cols["volume"][keep],
+                )
+                self._cache[symbol] = cached
+        return cached
+
+
+def series_from_csv(files: SnapshotFiles, rel: str, adjusted: bool) -> Ohlcv:
+    """A single-symbol ``Date,Open,High,Low,Close,Volume`` file (column order may vary)."""
+    table = pcsv.read_csv(files.path(rel))
+    cols = {k: table.column(k.capitalize()).cast(pa.float64()).to_numpy() for k in OHLCV}
+    dates = table.column("Date").to_numpy().astype("datetime64[D]")
+    order = np.argsort(dates, kind="stable")
+    keep = ~np.isnan(cols["close"][order])
+    pick = order[keep]
+    volume = cols["volume"][pick]
+    if rel == VIX_FILE:  # the file writes volume 0 for every day: there is no volume for an index
+        volume = np.full(len(pick), np.nan)
+    return Ohlcv(
+        rel,
+        adjusted,
+        dates[pick],
+        cols["open"][pick],
+        cols["high"][pick],
+        cols["low"][pick],
+        cols["close"][pick],
+        volume,
+    )
+
+
+OHLCV = ("open", "high", "low", "close", "volume")
+
+
+class MoversTable:
+    """The unadjusted movers table, read once and indexed by symbol."""
+
+    def __init__(self, files: SnapshotFiles) -> None:
+        table = pq.read_table(files.path(MOVERS), columns=["date", "symbol", "close", "pct_change", "volume"])
+        names, codes = global_codes(table.column("symbol"))
+        day_names, day_codes = global_codes(table.column("date"))
+        day_values = np.array(day_names, dtype="datetime64[D]")
+        dates = day_values[day_codes]
+        order, spans = row_spans(codes, dates, len(names))
+        self._spans = dict(zip(names, spans, strict=True))
+        # compact per-row state (~60 MB for 3.3M rows): int32 row order and int16 day codes
+        self._order = order.astype(np.int32)
+        self._day_values = day_values
+        self._day_codes = day_codes.astype(np.int16)
+        self._close = table.column("close").to_numpy()
+        self._pct = table.column("pct_change").to_numpy()  # nulls become NaN
+        self._volume = table.column("volume").to_numpy()
+        self.sessions: Days = np.unique(day_values)
+        self._cache: dict[str, Movers] = {}
+        self._lock = threading.Lock()
+
+    def get(self, symbol: str) -> Movers | None:
+        span = self._spans.get(symbol)
+        if span is None:
+            return None
+        with self._lock:
+            cached = self._cache.get(symbol)
+            if cached is None:
+                rows = self._order[span[0] : span[1]]
+                days = self._day_values[self._day_codes[rows]]
+                cached = Movers(days, self._close[rows], self._pct[rows], self._volume[rows])
+                self._cache[symbol] = cached
+        return cached
+
+
+@dataclass(frozen=True, slots=True)
+class Caps:
+    dates: Days
+    close: Floats
+    market_cap: Floats
+
+
+class MarketCaps:
+    def __init__(self, files: SnapshotFiles) -> None:
+        table = pcsv.read_csv(
+            files.path(MARKET_CAPS),
+            convert_options=pcsv.ConvertOptions(
+                include_columns=["date", "symbol", "close", "market_cap_usd"],
+                column_types={"date": pa.date32(), "close": pa.float64(), "market_cap_usd": pa.float64()},
+            ),
+        )
+        names, codes = encode(table.column("symbol"))
+        dates = table.column("date").to_numpy().astype("datetime64[D]")
+        close = table.column("close").to_numpy()
+        caps = table.column("market_cap_usd").to_numpy()
+        order, spans = row_spans(codes, dates, len(names))
+        self._by_symbol: dict[str, Caps] = {}
+        for name, (a, b) in zip(names, spans, strict=True):
+            rows = order[a:b]
+            self._by_symbol[name] = Caps(dates[rows], close[rows], caps[rows])
+
+    def get(self, symbol: str) -> Caps | None:
+        return self._by_symbol.get(symbol)
