@@ -1,7 +1,9 @@
 """Data-layer latency: cold and warm, for a quote, a filings list and a 10-K section.
 
-Cold = the first call in a fresh process with an empty cache directory (file loads and parsing
-included, interpreter start-up and imports excluded). Warm = median of repeated calls once loaded.
+Cold = the first call in a fresh process with an empty cache directory (file loads, indexing and
+parsing included; interpreter start-up and imports excluded). New process = the first call in a
+fresh process whose cache directory was filled by an earlier run (price indexes mapped from disk,
+parsed sections read back). Warm = median of repeated calls in one process once loaded.
 Targets (issue #2): warm section < 20 ms; cold 10-K parse < 1.5 s.
 
     python bench/data_layer.py [--as-of 2025-08-29] [--repeat 20]
@@ -44,7 +46,7 @@ as_of = ctx.as_of
 """
 
 
-def cold(expr: str, as_of: date) -> float:
+def cold(expr: str, as_of: date, cache: str) -> float:
     code = (
         _SETUP
         + f"""
@@ -57,10 +59,9 @@ async def main():
 asyncio.run(main())
 """
     )
-    with tempfile.TemporaryDirectory() as cache:
-        out = subprocess.run(
-            [sys.executable, "-c", code, cache, as_of.isoformat()], capture_output=True, text=True, check=True
-        )
+    out = subprocess.run(
+        [sys.executable, "-c", code, cache, as_of.isoformat()], capture_output=True, text=True, check=True
+    )
     return float(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
@@ -105,9 +106,12 @@ def main() -> None:
 
     warm_times = warm(args.repeat, as_of)
     print(f"data layer latency, offline snapshot as of {as_of} (cold: fresh process, empty cache)")
-    print(f"{'case':<24} {'cold ms':>10} {'warm ms':>10}")
+    print(f"{'case':<24} {'cold ms':>10} {'new process ms':>15} {'warm ms':>10}")
     for name, expr in CASES.items():
-        print(f"{name:<24} {cold(expr, as_of) * 1000:>10.1f} {warm_times[name] * 1000:>10.3f}")
+        with tempfile.TemporaryDirectory() as cache:
+            first = cold(expr, as_of, cache)
+            again = cold(expr, as_of, cache)
+        print(f"{name:<24} {first * 1000:>10.1f} {again * 1000:>15.1f} {warm_times[name] * 1000:>10.3f}")
     print("targets: warm section < 20 ms; cold 10-K parse < 1500 ms")
 
 

@@ -124,7 +124,7 @@ class VendorFactory:
                 )
             from findesk.data.vendors.snapshot import SnapshotVendor
 
-            return Ok(SnapshotVendor(self.context.snapshot_dir))
+            return Ok(SnapshotVendor(self.context.snapshot_dir, self.settings.cache_dir / "snapshot"))
         spec = LIVE_VENDORS.get(name)
         if spec is None:
             return Err(ErrorCode.INVALID_INPUT, f"unknown vendor {name!r}")

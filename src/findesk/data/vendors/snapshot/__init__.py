@@ -39,8 +39,8 @@ class SnapshotVendor(Vendor):
     name = "snapshot"
     categories = frozenset(Category)
 
-    def __init__(self, root: Path) -> None:
-        self.files = SnapshotFiles(root)
+    def __init__(self, root: Path, cache_dir: Path | None = None) -> None:
+        self.files = SnapshotFiles(root, cache_dir)
         # Imports are local so that loading one store never imports the others' dependencies.
         self._sec = Lazy(self._make_sec)
         self._prices = Lazy(self._make_prices)

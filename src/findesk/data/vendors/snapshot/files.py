@@ -18,8 +18,10 @@ T = TypeVar("T")
 
 
 class SnapshotFiles:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, cache_dir: Path | None = None) -> None:
         self.root = root
+        # where stores may keep derived indexes of big files (None: rebuild in every process)
+        self.cache_dir = cache_dir
 
     def path(self, rel: str) -> Path:
         return self.root / rel

@@ -22,6 +22,7 @@ import pyarrow.csv as pcsv
 import pyarrow.parquet as pq
 
 from findesk.data.vendors.snapshot.files import SnapshotFiles
+from findesk.data.vendors.snapshot.sorted_columns import SortedColumns
 
 MOVERS = "prices/market/us_listed_stocks_daily_close_pctchange_volume_2024-01-02_2025-12-31.parquet"
 MARKET_CAPS = "prices/market/us_listed_stocks_monthend_marketcap_2023-01_2025-12.csv.gz"
@@ -108,38 +109,36 @@ def to_day(value: np.datetime64) -> date:
 class Panel:
     """A long table (date, ticker, open, high, low, close, volume) indexed by ticker."""
 
-    def __init__(self, table: pa.Table, ref: str) -> None:
+    def __init__(self, columns: SortedColumns, ref: str) -> None:
         self.ref = ref
-        names, codes = encode(table.column("ticker"))
-        dates = table.column("date").to_numpy().astype("datetime64[D]")
-        order, spans = row_spans(codes, dates, len(names))
-        self._spans = dict(zip(names, spans, strict=True))
-        self._order = order
-        self._dates = dates
-        self._cols = {
-            name: table.column(name).cast(pa.float64()).to_numpy()
-            for name in ("open", "high", "low", "close", "volume")
-        }
+        self._columns = columns
+        self._spans = columns.index()
         self._cache: dict[str, Ohlcv] = {}
         self._lock = threading.Lock()
+
+    @staticmethod
+    def build(table: pa.Table) -> SortedColumns:
+        names, codes = encode(table.column("ticker"))
+        dates = table.column("date").to_numpy().astype("datetime64[D]")
+        cols = {name: table.column(name).cast(pa.float64()).to_numpy() for name in OHLCV}
+        return SortedColumns.build(names, codes, dates, cols)
 
     def __contains__(self, symbol: str) -> bool:
         return symbol in self._spans
 
     def get(self, symbol: str) -> Ohlcv | None:
-        span = self._spans.get(symbol)
-        if span is None:
+        rows = self._spans.get(symbol)
+        if rows is None:
             return None
         with self._lock:
             cached = self._cache.get(symbol)
             if cached is None:
-                rows = self._order[span[0] : span[1]]
-                cols = {k: v[rows] for k, v in self._cols.items()}
+                cols = {k: np.asarray(v[rows]) for k, v in self._columns.columns.items()}
                 keep = ~np.isnan(cols["close"])  # a row without a close is not a bar
                 cached = Ohlcv(
                     self.ref,
                     True,
-                    self._dates[rows][keep],
+                    cols["date"][keep],
                     cols["open"][keep],
                     cols["high"][keep],
                     cols["low"][keep],
@@ -177,37 +176,43 @@ OHLCV = ("open", "high", "low", "close", "volume")
 
 
 class MoversTable:
-    """The unadjusted movers table, read once and indexed by symbol."""
+    """The unadjusted movers table, indexed by symbol."""
 
-    def __init__(self, files: SnapshotFiles) -> None:
+    def __init__(self, columns: SortedColumns) -> None:
+        self._columns = columns
+        self._spans = columns.index()
+        self.sessions: Days = np.asarray(columns.extras["sessions"])
+        self._cache: dict[str, Movers] = {}
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def build(files: SnapshotFiles) -> SortedColumns:
         table = pq.read_table(files.path(MOVERS), columns=["date", "symbol", "close", "pct_change", "volume"])
         names, codes = global_codes(table.column("symbol"))
         day_names, day_codes = global_codes(table.column("date"))
         day_values = np.array(day_names, dtype="datetime64[D]")
-        dates = day_values[day_codes]
-        order, spans = row_spans(codes, dates, len(names))
-        self._spans = dict(zip(names, spans, strict=True))
-        # compact per-row state (~60 MB for 3.3M rows): int32 row order and int16 day codes
-        self._order = order.astype(np.int32)
-        self._day_values = day_values
-        self._day_codes = day_codes.astype(np.int16)
-        self._close = table.column("close").to_numpy()
-        self._pct = table.column("pct_change").to_numpy()  # nulls become NaN
-        self._volume = table.column("volume").to_numpy()
-        self.sessions: Days = np.unique(day_values)
-        self._cache: dict[str, Movers] = {}
-        self._lock = threading.Lock()
+        cols = {
+            "close": table.column("close").to_numpy(),
+            "pct": table.column("pct_change").to_numpy(),  # nulls become NaN
+            "volume": table.column("volume").to_numpy(),
+        }
+        extras = {"sessions": np.unique(day_values)}
+        return SortedColumns.build(names, codes, day_values[day_codes], cols, extras)
 
     def get(self, symbol: str) -> Movers | None:
-        span = self._spans.get(symbol)
-        if span is None:
+        rows = self._spans.get(symbol)
+        if rows is None:
             return None
         with self._lock:
             cached = self._cache.get(symbol)
             if cached is None:
-                rows = self._order[span[0] : span[1]]
-                days = self._day_values[self._day_codes[rows]]
-                cached = Movers(days, self._close[rows], self._pct[rows], self._volume[rows])
+                c = self._columns.columns
+                cached = Movers(
+                    np.asarray(c["date"][rows]),
+                    np.asarray(c["close"][rows]),
+                    np.asarray(c["pct"][rows]),
+                    np.asarray(c["volume"][rows]),
+                )
                 self._cache[symbol] = cached
         return cached
 

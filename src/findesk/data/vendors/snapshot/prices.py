@@ -28,6 +28,7 @@ import pyarrow.parquet as pq
 
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.models import PriceBar, PriceBars, Quote
+from findesk.data.vendors.snapshot import sorted_columns
 from findesk.data.vendors.snapshot.files import Lazy, SnapshotFiles
 from findesk.data.vendors.snapshot.price_tables import (
     ETFS,
@@ -48,6 +49,7 @@ from findesk.data.vendors.snapshot.price_tables import (
     series_from_csv,
     to_day,
 )
+from findesk.data.vendors.snapshot.sorted_columns import SortedColumns
 
 # Index symbols are served from single-series files; their levels are never adjusted.
 _INDEX_FILES = {"^GSPC": GSPC_FILE, "^SPX": GSPC_FILE, "^VIX": VIX_FILE}
@@ -69,15 +71,35 @@ class PriceStore:
     def __init__(self, files: SnapshotFiles) -> None:
         self.files = files
         # A file missing from a (partial) snapshot reads as "no data there", not as a crash.
-        self._movers = Lazy(lambda: MoversTable(files) if files.exists(MOVERS) else None)
+        self._movers = Lazy(
+            lambda: (
+                MoversTable(self._sorted(MOVERS, lambda: MoversTable.build(files)))
+                if files.exists(MOVERS)
+                else None
+            )
+        )
         self._caps = Lazy(lambda: MarketCaps(files) if files.exists(MARKET_CAPS) else None)
-        self._sp500 = Lazy(lambda: Panel(self._read_sp500(), SP500) if files.exists(SP500) else None)
-        self._etfs = Lazy(lambda: Panel(self._read_etfs(), ETFS) if files.exists(ETFS) else None)
+        self._sp500 = Lazy(lambda: self._panel(SP500, self._read_sp500))
+        self._etfs = Lazy(lambda: self._panel(ETFS, self._read_etfs))
         self._calendar = Lazy(self._build_calendar)
         self._singles: dict[str, Ohlcv] = {}
         self._singles_lock = threading.Lock()
 
     # ---- loading -------------------------------------------------------------------------------
+
+    def _sorted(self, rel: str, build: Callable[[], SortedColumns]) -> SortedColumns:
+        cache = self.files.cache_dir / "price-index" if self.files.cache_dir is not None else None
+        return sorted_columns.cached(cache, self.files.path(rel), build)
+
+    def _movers_table(self) -> MoversTable | None:
+        if not self.files.exists(MOVERS):
+            return None
+        return MoversTable(self._sorted(MOVERS, lambda: MoversTable.build(self.files)))
+
+    def _panel(self, rel: str, read: Callable[[], pa.Table]) -> Panel | None:
+        if not self.files.exists(rel):
+            return None
+        return Panel(self._sorted(rel, lambda: Panel.build(read())), rel)
 
     def _read_sp500(self) -> pa.Table:
         return pcsv.read_csv(
