@@ -125,18 +125,13 @@ def events(
     as_json: bool = JSON,
 ) -> None:
     """8-K material events: each item code of recent 8-Ks with its official title."""
-    from findesk.data.formats.sec import material_events
-
     s = ses.open_session(as_of, snapshot, as_json)
-    forms = frozenset({"8-K", "8-K/A"})
-    found = ses.unwrap(
-        ses.run_async(s, lambda: s.router.filings(symbol, s.context.as_of, forms, limit)), as_json
+    _show(
+        s,
+        as_json,
+        lambda: s.router.material_events(symbol, s.context.as_of, limit),
+        lambda v: render.events(ses.stdout, v),
     )
-    value = material_events(found)
-    if as_json:
-        return ses.emit_json(s, value)
-    ses.header(s)
-    render.events(ses.stdout, value)
 
 
 @data_app.command("section")
