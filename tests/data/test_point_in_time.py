@@ -1,9 +1,9 @@
 """Point in time: data planted after a date never changes an answer as of that date.
 
 A temporary snapshot mirrors the real one (symlinks) with later prices, filings, 8-K events, XBRL
-facts, posts and news planted into copies of the real files. Every earlier as-of answer must equal
-the answer from the untouched snapshot; a later as-of must see the planted data (so the plants work
-and the test can fail).
+facts, posts, news and an earnings call planted into copies of the real files. Every earlier as-of
+answer must equal the answer from the untouched snapshot; a later as-of must see the planted data
+(so the plants work and the test can fail).
 """
 
 from __future__ import annotations
@@ -37,7 +37,21 @@ FACTS = "sec/companyfacts/CIK0000320193.json"
 REDDIT = "social/reddit/reddit_posts_2025-07-28_2025-08-27.csv.gz"
 NEWS = "news/finance_news_2025-05-01_2025-08-26.csv"
 STOCKTWITS = "social/stocktwits/streams_symbol_AAPL_2020-04-24.json"
-PLANTED = {MOVERS, SP500, INDEX, PLANTED_DOC, SUBMISSIONS, FACTS, REDDIT, NEWS, STOCKTWITS}
+CALLS = "transcripts/index.csv"
+PLANTED_CALL = "transcripts/AAPL/2026Q1_2025-08-30.txt"
+PLANTED = {
+    MOVERS,
+    SP500,
+    INDEX,
+    PLANTED_DOC,
+    SUBMISSIONS,
+    FACTS,
+    REDDIT,
+    NEWS,
+    STOCKTWITS,
+    CALLS,
+    PLANTED_CALL,
+}
 
 PLANT_DAY = date(2025, 8, 30)  # a Saturday after the default as-of date
 EARLIER = [date(2024, 12, 31), date(2025, 6, 30), date(2025, 8, 29)]
@@ -138,6 +152,11 @@ def _plant(src: Path, dst: Path) -> None:
     )  # fmt: skip
     (dst / NEWS).write_bytes(news + out.getvalue().encode())
 
+    calls = (src / CALLS).read_bytes().decode()
+    calls += f"AAPL,2026,1,{PLANT_DAY} 17:00:00,NASDAQ,Apple Inc.,30,{PLANTED_CALL},planted\n"
+    (dst / CALLS).write_bytes(calls.encode())
+    (dst / PLANTED_CALL).write_text("PLANTED call: record quarter.")
+
     twits = json.loads((src / STOCKTWITS).read_text())
     fake = json.loads(json.dumps(twits["messages"][0]))
     fake.update(id=999999999, body="PLANTED $AAPL to the moon", created_at="2020-04-25T15:00:00Z")
@@ -169,6 +188,7 @@ QUERIES: dict[str, Query] = {
     "section": lambda r, s, d: s.section("AAPL", "10-K", "1A", d),
     "reddit": lambda r, s, d: r.reddit_posts("AAPL", d, 1000),
     "news": lambda r, s, d: r.news("AAPL", d, 1000),
+    "transcripts": lambda r, s, d: r.transcripts("AAPL", d, 50),
 }
 
 

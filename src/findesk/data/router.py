@@ -33,6 +33,7 @@ from findesk.data.models import (
     SanctionsScreen,
     SocialPost,
     TokenInfo,
+    Transcript,
 )
 from findesk.data.symbols import normalize_symbol
 from findesk.data.vendors.base import Category, Vendor
@@ -145,6 +146,16 @@ class DataRouter:
     async def stocktwits_posts(self, symbol: str, as_of: date, limit: int = 30) -> Result[list[SocialPost]]:
         return await self._symbol_route(
             Category.STOCKTWITS, symbol, "Stocktwits posts", lambda v, s: v.stocktwits_posts(s, as_of, limit)
+        )
+
+    async def transcripts(self, symbol: str, as_of: date, limit: int = 4) -> Result[list[Transcript]]:
+        if limit < 1:
+            return Err(ErrorCode.INVALID_INPUT, f"limit must be at least 1 (got {limit})")
+        return await self._symbol_route(
+            Category.TRANSCRIPTS,
+            symbol,
+            "earnings-call transcripts",
+            lambda v, s: v.transcripts(s, as_of, limit),
         )
 
     # ---- crypto and compliance -------------------------------------------------------------------

@@ -7,6 +7,7 @@ from findesk.data.models.macro import MacroObservation, MacroSeries
 from findesk.data.models.market import Company, PriceBar, PriceBars, Quote
 from findesk.data.models.news import NewsItem, SocialAuthor, SocialPost
 from findesk.data.models.sanctions import SanctionsList, SanctionsMatch, SanctionsScreen
+from findesk.data.models.transcripts import Transcript
 
 __all__ = [
     "Company",
@@ -30,4 +31,5 @@ __all__ = [
     "SocialPost",
     "Source",
     "TokenInfo",
+    "Transcript",
 ]

@@ -28,6 +28,7 @@ from findesk.data.models import (
     SanctionsScreen,
     SocialPost,
     TokenInfo,
+    Transcript,
 )
 
 
@@ -48,6 +49,7 @@ class Category(StrEnum):
     TOKENS = "tokens"
     TVL = "tvl"
     SANCTIONS = "sanctions"
+    TRANSCRIPTS = "transcripts"  # earnings-call transcripts
 
 
 class Vendor:
@@ -105,6 +107,10 @@ class Vendor:
     async def sanctions(self, query: str, as_of: date) -> Result[SanctionsScreen]:
         """Screen an address or a name against the sanctions lists known at ``as_of``."""
         return self._not_served(Category.SANCTIONS)
+
+    async def transcripts(self, symbol: str, as_of: date, limit: int = 4) -> Result[list[Transcript]]:
+        """Earnings calls held on or before ``as_of``, newest first."""
+        return self._not_served(Category.TRANSCRIPTS)
 
     async def aclose(self) -> None:
         """Release resources (HTTP connections). Default: nothing to release."""

@@ -312,3 +312,22 @@ def tvl(
     """Total value locked in a DeFi protocol."""
     s = ses.open_session(as_of, snapshot, as_json)
     _show(s, as_json, lambda: s.router.tvl(protocol, s.context.as_of), lambda v: render.tvl(ses.stdout, v))
+
+
+@data_app.command("transcripts")
+def transcripts(
+    symbol: str,
+    limit: int = typer.Option(4, "--limit", min=1, help="The newest N calls."),
+    full: bool = typer.Option(False, "--full", help="Print the newest call's whole text."),
+    as_of: str | None = AS_OF,
+    snapshot: bool | None = SNAPSHOT,
+    as_json: bool = JSON,
+) -> None:
+    """Earnings-call transcripts held on or before the as-of date, newest first."""
+    s = ses.open_session(as_of, snapshot, as_json)
+    _show(
+        s,
+        as_json,
+        lambda: s.router.transcripts(symbol, s.context.as_of, limit),
+        lambda v: render.transcripts(ses.stdout, v, None if full else 1500),
+    )

@@ -24,6 +24,7 @@ from findesk.data.models import (
     SanctionsScreen,
     SocialPost,
     TokenInfo,
+    Transcript,
 )
 
 
@@ -268,3 +269,23 @@ def tvl(console: Console, p: ProtocolTVL) -> None:
     for chain, value in sorted(p.chain_tvls.items(), key=lambda kv: -kv[1]):
         console.print(f"  {escape(chain)}: {_big(value)}")
     console.print(f"[dim]source {escape(p.source.cite())}[/dim]")
+
+
+def transcripts(console: Console, items: Sequence[Transcript], max_chars: int | None) -> None:
+    table = Table(title="earnings calls (newest first)")
+    for col in ("held (New York)", "fiscal period", "characters", "source"):
+        table.add_column(col)
+    for t in items:
+        table.add_row(
+            t.conference_at.strftime("%Y-%m-%d %H:%M"),
+            f"FY{t.fiscal_year} Q{t.fiscal_quarter}",
+            f"{len(t.text):,}",
+            escape(t.source.cite()),
+        )
+    console.print(table)
+    newest = items[0]
+    text = newest.text if max_chars is None else newest.text[:max_chars]
+    title = f"{newest.ticker} FY{newest.fiscal_year} Q{newest.fiscal_quarter} call"
+    console.print(Panel(escape(text), title=escape(title)))
+    if max_chars is not None and len(newest.text) > max_chars:
+        console.print(f"[dim]… {len(newest.text) - max_chars:,} more characters (use --full)[/dim]")

@@ -28,6 +28,7 @@ from findesk.data.models import (
     SanctionsScreen,
     SocialPost,
     TokenInfo,
+    Transcript,
 )
 from findesk.data.vendors.base import Category, Vendor
 from findesk.data.vendors.snapshot.files import Lazy, SnapshotFiles
@@ -49,6 +50,7 @@ class SnapshotVendor(Vendor):
         self._social = Lazy(self._make_social)
         self._crypto = Lazy(self._make_crypto)
         self._sanctions = Lazy(self._make_sanctions)
+        self._transcripts = Lazy(self._make_transcripts)
 
     def _make_sec(self) -> Any:
         from findesk.data.vendors.snapshot.sec import SecStore
@@ -84,6 +86,11 @@ class SnapshotVendor(Vendor):
         from findesk.data.vendors.snapshot.sanctions import SanctionsStore
 
         return SanctionsStore(self.files)
+
+    def _make_transcripts(self) -> Any:
+        from findesk.data.vendors.snapshot.transcripts import TranscriptStore
+
+        return TranscriptStore(self.files)
 
     async def _run(self, fn: Callable[..., Result[T]], *args: Any) -> Result[T]:
         try:
@@ -136,3 +143,6 @@ class SnapshotVendor(Vendor):
 
     async def sanctions(self, query: str, as_of: date) -> Result[SanctionsScreen]:
         return await self._run(lambda: self._sanctions.get().screen(query, as_of))
+
+    async def transcripts(self, symbol: str, as_of: date, limit: int = 4) -> Result[list[Transcript]]:
+        return await self._run(lambda: self._transcripts.get().transcripts(symbol, as_of, limit))
