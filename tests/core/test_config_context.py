@@ -80,3 +80,13 @@ def test_chain_overrides_are_validated(snapshot_dir: Path) -> None:
     assert isinstance(bad_cat, Err) and "quotes" in bad_cat.reason
     wrong_job = build_router(Settings(chains={"macro": ["yahoo"]}), ctx.value)
     assert isinstance(wrong_job, Err) and "does not serve macro" in wrong_job.reason
+
+
+def test_live_mode_can_fall_back_to_the_snapshot_when_a_chain_says_so(snapshot_dir: Path) -> None:
+    settings = Settings(snapshot_dir=snapshot_dir, chains={"transcripts": ["snapshot"]})
+    ctx = resolve_context(settings, mode="live")
+    assert isinstance(ctx, Ok) and ctx.value.mode == "live"
+    router = build_router(settings, ctx.value)
+    assert isinstance(router, Ok)
+    assert router.value.chain_names(Category.TRANSCRIPTS) == ["snapshot"]
+    assert router.value.chain_names(Category.QUOTE) == ["yahoo"]

@@ -51,22 +51,23 @@ def resolve_context(
     settings: Settings, *, mode: Literal["snapshot", "live"] | None = None, as_of: str | date | None = None
 ) -> Result[DataContext]:
     wanted = mode or settings.mode
-    snapshot_dir: Path | None = None
-    if wanted in ("snapshot", "auto"):
-        if settings.snapshot_dir is not None and not (settings.snapshot_dir / "snapshot.json").is_file():
+    # The snapshot folder stays known in live mode too, so a chain may fall back to the recording.
+    snapshot_dir = settings.resolved_snapshot_dir()
+    if snapshot_dir is not None and not (snapshot_dir / "snapshot.json").is_file():
+        if wanted != "live":
             return Err(
                 ErrorCode.NOT_CONFIGURED,
-                f"FINDESK_SNAPSHOT_DIR={settings.snapshot_dir} is not a findesk snapshot "
+                f"FINDESK_SNAPSHOT_DIR={snapshot_dir} is not a findesk snapshot "
                 "(no snapshot.json there); point it at the shared snapshot folder or use --live",
             )
-        snapshot_dir = settings.resolved_snapshot_dir()
-        if snapshot_dir is None and wanted == "snapshot":
-            return Err(
-                ErrorCode.NOT_CONFIGURED,
-                "no snapshot directory found: set FINDESK_SNAPSHOT_DIR to the snapshot folder "
-                "(default ../shared/snapshot) or use --live",
-            )
-    resolved: Literal["snapshot", "live"] = "snapshot" if snapshot_dir is not None else "live"
+        snapshot_dir = None
+    if snapshot_dir is None and wanted == "snapshot":
+        return Err(
+            ErrorCode.NOT_CONFIGURED,
+            "no snapshot directory found: set FINDESK_SNAPSHOT_DIR to the snapshot folder "
+            "(default ../shared/snapshot) or use --live",
+        )
+    resolved: Literal["snapshot", "live"] = "live" if wanted == "live" or snapshot_dir is None else "snapshot"
 
     explicit: date | None
     if isinstance(as_of, str):
