@@ -143,3 +143,16 @@ async def test_concurrent_requests_parse_once(snapshot_filings: SnapshotFilings,
     )
     assert all(isinstance(r, Ok) for r in results)
     assert service.parses == 1
+
+
+async def test_warm_section_does_not_refetch_the_document(
+    snapshot_filings: SnapshotFilings, tmp_path: Path
+) -> None:
+    service = SectionService(snapshot_filings, tmp_path)
+    first = await service.section("AAPL", "10-K", "1A", DEFAULT_AS_OF)
+    calls = snapshot_filings.document_calls
+    again = await service.section("AAPL", "10-K", "7", DEFAULT_AS_OF)
+    assert isinstance(first, Ok) and isinstance(again, Ok)
+    assert again.value.title.startswith("Management's Discussion")
+    assert snapshot_filings.document_calls == calls  # the parsed filing was remembered
+    assert service.parses == 1

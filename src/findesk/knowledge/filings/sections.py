@@ -108,6 +108,9 @@ class SectionService:
         self._dir = Path(cache_dir) / "sections"
         self._memory: OrderedDict[str, list[FilingSection]] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
+        # filing -> content key: within one process a filing's document does not change, so a warm
+        # call skips re-reading and re-hashing it (the disk cache stays keyed by content)
+        self._keys: dict[tuple[object, ...], str] = {}
         self.parses = 0  # documents actually parsed (not served from a cache): for tests and stats
 
     async def sections(self, filing: Filing, as_of: date) -> Result[list[FilingSection]]:
@@ -119,6 +122,9 @@ class SectionService:
                 f"after the as-of date {as_of.isoformat()}.",
                 _SOURCE,
             )
+        known = self._known(filing)
+        if known is not None:
+            return Ok(known)
         doc = await self._source.document(filing, as_of)
         if isinstance(doc, Err):
             return doc
@@ -158,13 +164,16 @@ class SectionService:
             )
         last_err: Err | None = None
         for filing in candidates:
-            doc = await self._source.document(filing, as_of)
-            if isinstance(doc, Err):
-                last_err = doc
-                if doc.code.is_fallthrough:
-                    continue  # try the next older filing whose document may be available
-                return doc
-            for sec in await self._parsed(doc.value):
+            parsed = self._known(filing)
+            if parsed is None:
+                doc = await self._source.document(filing, as_of)
+                if isinstance(doc, Err):
+                    last_err = doc
+                    if doc.code.is_fallthrough:
+                        continue  # try the next older filing whose document may be available
+                    return doc
+                parsed = await self._parsed(doc.value)
+            for sec in parsed:
                 if sec.item == key:
                     return Ok(sec)
             return Err(
@@ -182,8 +191,13 @@ class SectionService:
             (last_err.source if last_err else None) or _SOURCE,
         )
 
+    def _known(self, filing: Filing) -> list[FilingSection] | None:
+        key = self._keys.get(_filing_identity(filing))
+        return self._remember(key) if key is not None else None
+
     async def _parsed(self, doc: FilingDocument) -> list[FilingSection]:
         key = await asyncio.to_thread(cache_key, doc)
+        self._keys[_filing_identity(doc.filing)] = key
         hit = self._remember(key)
         if hit is not None:
             return hit
@@ -219,6 +233,17 @@ class SectionService:
         sections = parse_document(doc)
         _write_cache(path, key, sections)
         return sections
+
+
+def _filing_identity(filing: Filing) -> tuple[object, ...]:
+    return (
+        filing.cik,
+        filing.form,
+        filing.filing_date,
+        filing.accession_number,
+        filing.url,
+        filing.local_path,
+    )
 
 
 def _candidates(filings: list[Filing], kind: str, key: str, as_of: date) -> list[Filing]:
