@@ -38,11 +38,14 @@ def _block_network() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Tests never read the developer's own config file, keys or cache."""
+    """Tests never read the developer's own config file, keys, cache or audit log."""
     for key in list(__import__("os").environ):
         if key.startswith("FINDESK_") and key != "FINDESK_SNAPSHOT_DIR":
             monkeypatch.delenv(key, raising=False)
+    for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("FINDESK_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    monkeypatch.setenv("FINDESK_STATE_DIR", str(tmp_path_factory.mktemp("state")))
     monkeypatch.setenv("FINDESK_CONFIG", str(_empty_config(tmp_path_factory)))
 
 

@@ -64,6 +64,51 @@ class HttpSettings(BaseModel):
     )
 
 
+Tier = Literal["quick", "mid", "deep"]
+
+
+class ModelPrice(BaseModel):
+    """US dollars per million tokens."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cache_read: float | None = Field(None, ge=0)  # defaults to the provider's usual discount
+    cache_write: float | None = Field(None, ge=0)
+
+
+class CompatibleServer(BaseModel):
+    """An OpenAI-compatible server (Ollama, vLLM, llama.cpp, OpenRouter), named in model specs."""
+
+    base_url: str
+    api_key: SecretStr | None = None  # local servers usually need none
+
+
+class LlmSettings(BaseModel):
+    """Model providers. A model spec is ``provider:model``: ``anthropic:…``, ``openai:…``, or the
+    name of an entry in ``servers`` (``ollama:llama3.1``)."""
+
+    anthropic_api_key: SecretStr | None = None  # falls back to $ANTHROPIC_API_KEY
+    openai_api_key: SecretStr | None = None  # falls back to $OPENAI_API_KEY
+    anthropic_base_url: str | None = None
+    openai_base_url: str | None = None
+    servers: dict[str, CompatibleServer] = Field(default_factory=dict)
+    # each tier is a fallback chain: the first configured model is tried first
+    tiers: dict[Tier, list[str]] = Field(
+        default_factory=lambda: {
+            "quick": ["anthropic:claude-haiku-4-5", "openai:gpt-4.1-mini"],
+            "mid": ["anthropic:claude-sonnet-4-5", "openai:gpt-4.1"],
+            "deep": ["anthropic:claude-opus-4-1", "anthropic:claude-sonnet-4-5", "openai:gpt-4.1"],
+        }
+    )
+    role_tiers: dict[str, Tier] = Field(default_factory=dict)  # per-role override of its tier
+    max_retries: int = Field(3, ge=0, le=10)  # retries per model on 429 / 529 / overloaded
+    backoff_base_s: float = Field(1.0, ge=0)
+    backoff_max_s: float = Field(20.0, ge=0)
+    timeout_s: float = Field(120.0, gt=0)
+    budget_usd: float = Field(1.0, gt=0)  # default dollar budget per agent run
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)  # overrides the built-in table
+
+
 def _config_file() -> Path | None:
     explicit = os.environ.get("FINDESK_CONFIG")
     if explicit:
@@ -83,6 +128,9 @@ class Settings(BaseSettings):
     snapshot_dir: Path | None = None
     as_of: date | None = None  # fixed as-of date; defaults per mode (see ``findesk.data.context``)
     cache_dir: Path = Field(default_factory=lambda: Path.home() / ".cache" / "findesk")
+    # durable state: the audit log of every run (SQLite file by default, any SQLAlchemy URL allowed)
+    state_dir: Path = Field(default_factory=lambda: Path.home() / ".local" / "share" / "findesk")
+    audit_url: str | None = None  # default: sqlite:///<state_dir>/audit.sqlite3
 
     sec_user_agent: str | None = None  # "Name email@example.com", required by SEC for live calls
     fred_api_key: SecretStr | None = None
@@ -94,6 +142,7 @@ class Settings(BaseSettings):
     # the defaults of the data mode
     chains: dict[str, list[str]] = Field(default_factory=dict)
     sanctions_stale_days: int = 7
+    llm: LlmSettings = Field(default_factory=LlmSettings)
 
     @classmethod
     def settings_customise_sources(
@@ -109,6 +158,9 @@ class Settings(BaseSettings):
         if path is not None:
             sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
         return tuple(sources)
+
+    def resolved_audit_url(self) -> str:
+        return self.audit_url or f"sqlite:///{self.state_dir / 'audit.sqlite3'}"
 
     def resolved_snapshot_dir(self) -> Path | None:
         """The configured snapshot directory, or ``../shared/snapshot`` when it exists."""

@@ -1,0 +1,153 @@
+"""The one event type: everything the desk does becomes an ``Event``.
+
+Rules:
+- One envelope (``Event``) with a typed payload per kind (``data.type``): token, tool_call,
+  tool_result, llm_call, agent_start, agent_end, warning, done, error. Nothing else is emitted.
+- Every event carries its run id, a timestamp (UTC), a per-run sequence number, and the id of its
+  parent event, so a trace nests: agent_start → tool_call → tool_result, agent_start → llm_call.
+- Events are plain data: ``to_json()`` is what the JSONL sink, the audit log and SSE send, and
+  ``Event.from_json`` reads it back unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal, TypeAlias
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Payload(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Token(_Payload):
+    """A piece of model text as it streams."""
+
+    type: Literal["token"] = "token"
+    text: str
+
+
+class ToolCallStarted(_Payload):
+    type: Literal["tool_call"] = "tool_call"
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    prefetch: bool = False  # issued by the playbook before the model's first turn
+
+
+class ToolResultReady(_Payload):
+    type: Literal["tool_result"] = "tool_result"
+    call_id: str
+    name: str
+    ok: bool
+    latency_ms: float
+    summary: str  # the compact text a model sees
+    error_code: str | None = None
+    cached: bool = False  # answered from this run's memo of identical calls
+    result: Any = None  # the full result (size-capped) for the audit log
+    truncated: bool = False
+
+
+class LlmCall(_Payload):
+    type: Literal["llm_call"] = "llm_call"
+    provider: str
+    model: str
+    ok: bool
+    attempt: int = 1  # 1 = first try; >1 = a retry of the same model
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0  # input tokens read from the provider's prompt cache
+    cache_write_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_ms: float = 0.0
+    error_code: str | None = None
+    error: str | None = None
+
+
+class AgentStart(_Payload):
+    type: Literal["agent_start"] = "agent_start"
+    agent: str
+    mode: str  # "deterministic" | "model"
+    mode_reason: str = ""
+    inputs: dict[str, Any] = Field(default_factory=dict)
+
+
+class AgentEnd(_Payload):
+    type: Literal["agent_end"] = "agent_end"
+    agent: str
+    mode: str
+    ok: bool
+    summary: str
+    iterations: int = 0
+    tool_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_ms: float = 0.0
+
+
+class Warning(_Payload):  # noqa: A001 - the event kind is called "warning" on the wire
+    type: Literal["warning"] = "warning"
+    code: str
+    message: str
+
+
+class Done(_Payload):
+    type: Literal["done"] = "done"
+    result: Any = None
+    summary: str = ""
+
+
+class Error(_Payload):
+    type: Literal["error"] = "error"
+    code: str
+    message: str
+
+
+Payload: TypeAlias = Annotated[
+    Token | ToolCallStarted | ToolResultReady | LlmCall | AgentStart | AgentEnd | Warning | Done | Error,
+    Field(discriminator="type"),
+]
+EVENT_TYPES: tuple[str, ...] = (
+    "token",
+    "tool_call",
+    "tool_result",
+    "llm_call",
+    "agent_start",
+    "agent_end",
+    "warning",
+    "done",
+    "error",
+)
+
+
+class Event(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    run_id: str
+    seq: int
+    ts: datetime
+    parent_id: str | None = None
+    agent: str | None = None
+    data: Payload
+
+    @property
+    def type(self) -> str:
+        return self.data.type
+
+    def to_json(self) -> str:
+        return self.model_dump_json()
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Event:
+        return cls.model_validate_json(text)
+
+    def to_dict(self) -> dict[str, Any]:
+        return json.loads(self.model_dump_json())  # type: ignore[no-any-return]
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
