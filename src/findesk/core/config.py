@@ -94,10 +94,10 @@ class LlmSettings(BaseModel):
     servers: dict[str, CompatibleServer] = Field(default_factory=dict)
     # each tier is a fallback chain: the first configured model is tried first
     tiers: dict[Tier, list[str]] = Field(
-        default_factory=lambda: {
-            "quick": ["anthropic:claude-haiku-4-5", "openai:gpt-4.1-mini"],
-            "mid": ["anthropic:claude-sonnet-4-5", "openai:gpt-4.1"],
-            "deep": ["anthropic:claude-opus-4-1", "anthropic:claude-sonnet-4-5", "openai:gpt-4.1"],
+        default_factory=lambda: {  # type: ignore[arg-type]  # literal keys; mypy widens them to str
+            "quick": ["anthropic:claude-haiku-4-5", "openai:gpt-5.4-mini"],
+            "mid": ["anthropic:claude-sonnet-5-5", "openai:gpt-5.4"],
+            "deep": ["anthropic:claude-opus-5-5", "anthropic:claude-sonnet-5-5", "openai:gpt-5.4"],
         }
     )
     role_tiers: dict[str, Tier] = Field(default_factory=dict)  # per-role override of its tier

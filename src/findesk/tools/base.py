@@ -112,7 +112,9 @@ class ToolRegistry:
         return name in self._tools
 
 
-async def execute(tool: Tool | None, name: str, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolOutcome:
+async def execute(
+    tool: Tool | None, name: str, arguments: Mapping[str, Any], ctx: ToolContext
+) -> ToolOutcome:
     """Validate, run with a timeout, summarize and cap. Never raises."""
     started = time.perf_counter()
     args_dict = dict(arguments)
@@ -141,14 +143,14 @@ async def _run(tool: Tool, args: BaseModel, ctx: ToolContext) -> Result[Any]:
         return await asyncio.wait_for(tool.fn(args, ctx), timeout=tool.timeout_s)
     except TimeoutError:
         return Err(ErrorCode.TIMEOUT, f"{tool.name} did not finish within {tool.timeout_s:g} s", tool.name)
-    except Exception as exc:  # noqa: BLE001 - errors are data; nothing raises through an agent
+    except Exception as exc:
         return Err(ErrorCode.UNAVAILABLE, f"{tool.name} failed: {type(exc).__name__}: {exc}", tool.name)
 
 
 def _safe_summary(tool: Tool | None, value: Any) -> str:
     try:
         return tool.summarize(value) if tool is not None else _default_summary(value)
-    except Exception as exc:  # noqa: BLE001 - a broken summary must not lose the result
+    except Exception as exc:
         return f"(summary unavailable: {type(exc).__name__}) {_default_summary(value)}"
 
 

@@ -88,7 +88,7 @@ class AgentEnd(_Payload):
     latency_ms: float = 0.0
 
 
-class Warning(_Payload):  # noqa: A001 - the event kind is called "warning" on the wire
+class Warning(_Payload):
     type: Literal["warning"] = "warning"
     code: str
     message: str

@@ -43,15 +43,18 @@ class EventBus:
         for sink in list(self.sinks):
             try:
                 sink.write(event)
-            except Exception as exc:  # noqa: BLE001 - observers must not break the run
+            except Exception as exc:
                 self.sinks.remove(sink)
-                print(f"findesk: event sink {type(sink).__name__} failed and was detached: {exc}", file=sys.stderr)
+                print(
+                    f"findesk: event sink {type(sink).__name__} failed and was detached: {exc}",
+                    file=sys.stderr,
+                )
 
     def close(self) -> None:
         for sink in self.sinks:
             try:
                 sink.close()
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 print(f"findesk: closing event sink {type(sink).__name__} failed: {exc}", file=sys.stderr)
 
 

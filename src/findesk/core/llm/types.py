@@ -42,6 +42,10 @@ class AssistantTurn(_Frozen):
     role: Literal["assistant"] = "assistant"
     text: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
+    # the provider's own content blocks for this turn (e.g. Anthropic thinking blocks, which must be
+    # sent back unchanged in a tool loop); replayed only to the provider that produced them
+    native: tuple[dict[str, Any], ...] = ()
+    native_provider: str | None = None
 
 
 class ToolResultPart(_Frozen):
@@ -90,6 +94,16 @@ class ModelResponse(_Frozen):
     usage: TokenUsage = Field(default_factory=TokenUsage)
     stop_reason: str | None = None
     latency_ms: float = 0.0
+    native: tuple[dict[str, Any], ...] = ()  # see ``AssistantTurn.native``
+
+    def as_turn(self) -> AssistantTurn:
+        """This reply as the assistant turn of the conversation that continues from it."""
+        return AssistantTurn(
+            text=self.text,
+            tool_calls=self.tool_calls,
+            native=self.native,
+            native_provider=self.provider if self.native else None,
+        )
 
 
 class ChatModel(Protocol):

@@ -8,7 +8,9 @@ from rich.table import Table
 from findesk import __version__
 from findesk.core.config import masked_settings
 from findesk.interfaces.cli import session as ses
+from findesk.interfaces.cli.agent_cmds import agents_app
 from findesk.interfaces.cli.data_cmds import data_app
+from findesk.interfaces.cli.runs_cmds import runs_app
 
 app = typer.Typer(
     help="findesk: a research desk for US markets — cited, point-in-time data, offline or live.",
@@ -19,7 +21,9 @@ app = typer.Typer(
 )
 config_app = typer.Typer(help="Show the effective configuration.", no_args_is_help=True)
 app.add_typer(data_app, name="data")
+app.add_typer(agents_app, name="agents")
 app.add_typer(config_app, name="config")
+app.add_typer(runs_app, name="runs")
 
 
 @app.command()

@@ -1,0 +1,1 @@
+"""Agent roles. Each module defines one role: prompt, tools, schemas and deterministic policy."""

@@ -1,0 +1,102 @@
+"""Running one agent as a recorded run: tools opened, events emitted, ``done`` or ``error`` at the end.
+
+Rules:
+- A run always ends with exactly one ``done`` (carrying the typed output) or ``error`` event, so the
+  audit log and any stream can tell a finished run from an interrupted one.
+- The mode is chosen per role from the configured models; with no key the run is deterministic and
+  says so (agent_start's ``mode_reason``, the outcome).
+- Returns ``Err`` instead of raising; an unexpected exception becomes an ``error`` event and an
+  ``unavailable`` result naming it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from findesk.agents.role import Role
+from findesk.agents.runtime import AgentOutcome, AgentRuntime, Budget, ModelResolver
+from findesk.agents.runtime.outcome import RequestedMode
+from findesk.core.config import Settings
+from findesk.core.events.model import Done, Error
+from findesk.core.events.trace import EventBus, Sink, Tracer
+from findesk.core.llm.chain import ModelChain
+from findesk.core.llm.factory import model_chain
+from findesk.core.result import Err, ErrorCode, Ok, Result
+from findesk.data.context import DataContext
+from findesk.tools.base import ToolRegistry
+from findesk.tools.catalog import close_tool_context, default_registry, open_tool_context
+
+OutT = TypeVar("OutT", bound=BaseModel)
+
+
+@dataclass
+class AgentRun(Generic[OutT]):
+    run_id: str
+    context: str  # "offline snapshot as of 2025-08-29" / "live"
+    outcome: AgentOutcome[OutT]
+
+
+def settings_models(settings: Settings) -> ModelResolver:
+    """Resolve each role's model chain from ``settings.llm`` (tier, per-role override, keys)."""
+
+    def resolve(role: Role[Any, Any]) -> Result[ModelChain]:
+        return model_chain(settings.llm, role.tier, role.name)
+
+    return resolve
+
+
+def parse_inputs(role: Role[Any, Any], raw: dict[str, Any]) -> Result[BaseModel]:
+    try:
+        return Ok(role.input_schema.model_validate(raw))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "input"
+        return Err(ErrorCode.INVALID_INPUT, f"{role.name}: {where}: {first['msg']}")
+
+
+async def run_agent(
+    role: Role[Any, OutT],
+    inputs: BaseModel,
+    *,
+    settings: Settings,
+    context: DataContext,
+    sinks: Sequence[Sink] = (),
+    mode: RequestedMode = "auto",
+    models: ModelResolver | None = None,
+    registry: ToolRegistry | None = None,
+    run_id: str | None = None,
+) -> Result[AgentRun[OutT]]:
+    tracer = Tracer(EventBus(sinks), run_id)
+    opened = await open_tool_context(settings, context)
+    if isinstance(opened, Err):
+        tracer.emit(Error(code=opened.code.value, message=opened.reason))
+        return opened
+    runtime = AgentRuntime(
+        registry or default_registry(),
+        opened.value,
+        models=models or settings_models(settings),
+        budget=Budget(limit_usd=settings.llm.budget_usd),
+    )
+    try:
+        outcome = await runtime.run(role, inputs, tracer, mode=mode)
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        tracer.emit(Error(code="interrupted", message="the run was interrupted"))
+        raise
+    except Exception as exc:
+        message = f"internal error in {role.name}: {type(exc).__name__}: {exc}"
+        tracer.emit(Error(code=ErrorCode.UNAVAILABLE.value, message=message))
+        return Err(ErrorCode.UNAVAILABLE, message)
+    finally:
+        await close_tool_context(opened.value)
+    tracer.emit(Done(result=outcome.output.model_dump(mode="json"), summary=_summary(outcome)))
+    return Ok(AgentRun(tracer.run_id, context.describe(), outcome))
+
+
+def _summary(outcome: AgentOutcome[Any]) -> str:
+    text = getattr(outcome.output, "summary", "")
+    return text if isinstance(text, str) else ""

@@ -1,0 +1,48 @@
+"""What running a role returns, and the run's dollar budget.
+
+Rules:
+- Both modes return the same ``AgentOutcome``: the role's typed output plus how it was produced
+  (mode and why, warnings, counts, tokens, dollars).
+- A budget is shared by every agent of one run; spending is recorded from provider-reported usage
+  only, after each model call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Generic, Literal, TypeVar
+
+from pydantic import BaseModel
+
+from findesk.core.llm.types import TokenUsage
+
+OutT = TypeVar("OutT", bound=BaseModel)
+Mode = Literal["deterministic", "model"]
+RequestedMode = Literal["auto", "deterministic", "model"]
+
+
+@dataclass
+class Budget:
+    limit_usd: float
+    spent_usd: float = 0.0
+
+    @property
+    def exhausted(self) -> bool:
+        return self.spent_usd >= self.limit_usd
+
+    def charge(self, usd: float) -> None:
+        self.spent_usd += usd
+
+
+@dataclass
+class AgentOutcome(Generic[OutT]):
+    output: OutT
+    mode: Mode
+    mode_reason: str
+    warnings: list[str] = field(default_factory=list)
+    fell_back: bool = False  # model-driven run that ended on the deterministic composer
+    iterations: int = 0  # model turns
+    tool_calls: int = 0
+    usage: TokenUsage = field(default_factory=TokenUsage)
+    cost_usd: float = 0.0
+    latency_ms: float = 0.0

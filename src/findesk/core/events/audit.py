@@ -1,0 +1,496 @@
+"""The audit log: every event of every run, kept in SQLite (or PostgreSQL) through SQLAlchemy Core.
+
+Rules:
+- durable: an event counts as acknowledged only once the transaction holding it is committed
+  (SQLite: WAL journal, ``synchronous=FULL``); after ``flush()`` returns True, every event written
+  before the call survives the process being killed.
+- never slows the run: ``write`` only enqueues; one writer thread per log commits what is queued
+  in batches (up to ``BATCH_MAX`` events per transaction).
+- consistent: a run's summary row (``runs``) changes in the same transaction as its events and
+  counts only newly inserted events, so writing an event twice changes nothing.
+- shared: several processes may write one file (busy timeout; ``BEGIN IMMEDIATE`` so writers queue
+  for the lock instead of failing on upgrade) and read it while others write.
+- errors are data: ``open`` returns ``Err``; a failed commit on the writer thread never raises into
+  the run: it is recorded, reported once on stderr, and ``flush`` returns False from then on,
+  because the events written before it are no longer all safe.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+from sqlalchemy import (
+    Column,
+    Connection,
+    DateTime,
+    Engine,
+    Float,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    case,
+    create_engine,
+    event,
+    func,
+    inspect,
+    select,
+)
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import URL, RowMapping, make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.schema import CreateIndex, CreateTable
+
+from findesk.core.config import Settings
+from findesk.core.events.model import (
+    AgentStart,
+    Done,
+    Error,
+    Event,
+    LlmCall,
+    ToolCallStarted,
+    ToolResultReady,
+)
+from findesk.core.result import Err, ErrorCode, Ok, Result
+
+BATCH_MAX = 500
+_COMMIT_ATTEMPTS = 3
+
+metadata = MetaData()
+events_table = Table(
+    "events",
+    metadata,
+    Column("event_id", String, primary_key=True),
+    Column("run_id", String, nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("parent_id", String),
+    Column("ts", DateTime(timezone=True), nullable=False),
+    Column("type", String, nullable=False),
+    Column("agent", String),
+    Column("payload", Text, nullable=False),
+    Index("ix_events_run_seq", "run_id", "seq"),
+)
+_COUNTERS = (
+    "event_count",
+    "tool_calls",
+    "tool_errors",
+    "llm_calls",
+    "input_tokens",
+    "output_tokens",
+    "cached_tokens",
+)
+runs_table = Table(
+    "runs",
+    metadata,
+    Column("run_id", String, primary_key=True),
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    Column("title", Text),
+    Column("status", String, nullable=False),
+    Column("mode", String),
+    *(Column(name, Integer, nullable=False, default=0) for name in _COUNTERS),
+    Column("cost_usd", Float, nullable=False, default=0.0),
+    Column("error", Text),
+    Index("ix_runs_started", "started_at"),
+)
+_COLUMNS = tuple(column.name for column in runs_table.columns)
+
+
+class RunSummary(BaseModel):
+    """One row of ``runs``; ``duration_ms`` spans the run's first to its latest event."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    started_at: datetime
+    updated_at: datetime
+    title: str | None
+    status: str  # running | done | error
+    mode: str | None
+    event_count: int
+    tool_calls: int
+    tool_errors: int
+    llm_calls: int
+    input_tokens: int
+    output_tokens: int
+    cached_tokens: int
+    cost_usd: float
+    error: str | None
+    duration_ms: float
+
+
+@dataclass
+class _RunDelta:
+    """What one batch adds to one run's summary row."""
+
+    run_id: str
+    started_at: datetime
+    updated_at: datetime
+    title: str | None = None
+    mode: str | None = None
+    status: str | None = None  # None: the batch holds no done/error event
+    error: str | None = None
+    event_count: int = 0
+    tool_calls: int = 0
+    tool_errors: int = 0
+    llm_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def add(self, ev: Event) -> None:
+        ts = _utc(ev.ts)
+        self.started_at, self.updated_at = min(self.started_at, ts), max(self.updated_at, ts)
+        self.event_count += 1
+        d = ev.data
+        if isinstance(d, AgentStart) and ev.parent_id is None and self.title is None:
+            self.title, self.mode = _title(d.agent, d.inputs), d.mode
+        elif isinstance(d, ToolCallStarted):
+            self.tool_calls += 1
+        elif isinstance(d, ToolResultReady) and not d.ok:
+            self.tool_errors += 1
+        elif isinstance(d, LlmCall):
+            self.llm_calls += 1
+            self.input_tokens += d.input_tokens
+            self.output_tokens += d.output_tokens
+            self.cached_tokens += d.cached_tokens
+            self.cost_usd += d.cost_usd
+        elif isinstance(d, Done):
+            self.status = "done"
+        elif isinstance(d, Error):
+            self.status, self.error = "error", f"{d.code}: {d.message}"
+
+    def row(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in _COLUMNS} | {"status": self.status or "running"}
+
+
+class AuditLog:
+    """A ``Sink`` that records events; also reads runs back. Create with ``AuditLog.open``."""
+
+    def __init__(self, location: str, reader: Engine, writer: Engine | None, backend: str) -> None:
+        self.location = location  # file path, or the URL without its password
+        self._reader = reader
+        self._writer = writer
+        self._insert: Callable[[Table], Any] = postgresql.insert if backend == "postgresql" else sqlite.insert
+        self._lock = threading.Lock()
+        self._work = threading.Condition(self._lock)
+        self._progress = threading.Condition(self._lock)
+        self._queue: deque[Event] = deque()
+        self._enqueued = 0  # events accepted by write()
+        self._processed = 0  # events the writer is done with, committed or lost, in write order
+        self._acknowledged = 0
+        self._first_lost: int | None = None  # write index of the first event that was not committed
+        self._error: str | None = None
+        self._closed = False
+        self._thread: threading.Thread | None = None
+        if writer is not None:
+            atexit.register(self.close)
+
+    @classmethod
+    def open(cls, url: str, *, read_only: bool = False, busy_timeout_s: float = 10.0) -> Result[AuditLog]:
+        """Open (and, unless ``read_only``, create) the audit log at a SQLAlchemy URL.
+
+        ``read_only`` creates nothing: a missing file or schema is ``not_found``.
+        """
+        try:
+            parsed = make_url(url)
+        except ArgumentError as exc:
+            return Err(ErrorCode.INVALID_INPUT, f"audit log URL {url!r} is not a database URL: {exc}")
+        backend = parsed.get_backend_name()
+        if backend not in ("sqlite", "postgresql"):
+            return Err(
+                ErrorCode.INVALID_INPUT,
+                f"audit log database {backend!r} is not supported (use sqlite or postgresql)",
+            )
+        location = parsed.render_as_string(hide_password=True)
+        if backend == "sqlite":
+            if not parsed.database or parsed.database == ":memory:" or parsed.database.startswith("file:"):
+                return Err(
+                    ErrorCode.INVALID_INPUT,
+                    f"the audit log needs a file, e.g. sqlite:////path/audit.sqlite3 (got {url!r})",
+                )
+            path = Path(parsed.database).expanduser()
+            parsed, location = parsed.set(database=str(path)), str(path)
+            if read_only and not path.is_file():
+                return Err(ErrorCode.NOT_FOUND, f"no audit log at {path} yet: no run has been recorded")
+            if not read_only:
+                try:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                except OSError as exc:
+                    return Err(
+                        ErrorCode.UNAVAILABLE, f"cannot create the audit log folder {path.parent}: {exc}"
+                    )
+        try:
+            reader = _engine(parsed, busy_timeout_s, writer=False)
+            writer = None if read_only else _engine(parsed, busy_timeout_s, writer=True)
+            if writer is not None:
+                with writer.begin() as conn:  # one locked transaction, so concurrent creators agree
+                    for table in metadata.sorted_tables:
+                        conn.execute(CreateTable(table, if_not_exists=True))
+                        for index in table.indexes:
+                            conn.execute(CreateIndex(index, if_not_exists=True))
+            elif not {"runs", "events"} <= set(inspect(reader).get_table_names()):
+                reader.dispose()
+                return Err(ErrorCode.NOT_FOUND, f"{location} holds no findesk audit log yet")
+        except ImportError as exc:
+            return Err(
+                ErrorCode.NOT_CONFIGURED, f"the database driver for {location} is not installed: {exc}"
+            )
+        except SQLAlchemyError as exc:
+            reason = getattr(exc, "orig", None) or exc
+            return Err(ErrorCode.UNAVAILABLE, f"cannot open the audit log {location}: {reason}")
+        return Ok(cls(location, reader, writer, backend))
+
+    # -- writing -----------------------------------------------------------------------------
+
+    @property
+    def acknowledged(self) -> int:
+        """Events committed so far by this log's writer."""
+        with self._lock:
+            return self._acknowledged
+
+    @property
+    def last_error(self) -> str | None:
+        with self._lock:
+            return self._error
+
+    def write(self, event: Event) -> None:
+        with self._lock:
+            if self._writer is None:
+                raise RuntimeError(f"the audit log {self.location} was opened read-only")
+            if self._closed:
+                raise RuntimeError(f"the audit log {self.location} is closed")
+            self._queue.append(event)
+            self._enqueued += 1
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._drain, name="findesk-audit-writer", daemon=True)
+                self._thread.start()
+            self._work.notify()
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until every event written before this call is committed; False on timeout or loss."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._lock:
+            target = self._enqueued
+            while self._processed < target:
+                if self._thread is None or not self._thread.is_alive():
+                    return False
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return False
+                self._progress.wait(remaining)
+            return self._first_lost is None or self._first_lost >= target
+
+    def close(self, timeout: float | None = 30.0) -> None:
+        """Commit what is queued, stop the writer and release the database. Idempotent."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._work.notify_all()
+            thread = self._thread
+        atexit.unregister(self.close)
+        if thread is not None:
+            thread.join(timeout)
+            if thread.is_alive():
+                return  # still committing: leave its engine alone
+        if self._writer is not None:
+            self._writer.dispose()
+        self._reader.dispose()
+
+    def _drain(self) -> None:
+        assert self._writer is not None
+        while True:
+            with self._lock:
+                while not self._queue and not self._closed:
+                    self._work.wait()
+                if not self._queue:
+                    return
+                batch = [self._queue.popleft() for _ in range(min(len(self._queue), BATCH_MAX))]
+                first_index = self._processed
+            failure = self._commit(self._writer, batch)
+            with self._lock:
+                self._processed += len(batch)
+                if failure is None:
+                    self._acknowledged += len(batch)
+                else:
+                    if self._first_lost is None:
+                        self._first_lost = first_index
+                    if self._error is None:
+                        print(f"findesk: audit log {self.location}: {failure}", file=sys.stderr)
+                    self._error = failure
+                self._progress.notify_all()
+
+    def _commit(self, engine: Engine, batch: list[Event]) -> str | None:
+        problem: BaseException | None = None
+        for attempt in range(_COMMIT_ATTEMPTS):
+            try:
+                with engine.begin() as conn:
+                    _store(conn, batch, self._insert)
+                return None
+            except Exception as exc:  # any failure must stay on this thread
+                problem = getattr(exc, "orig", None) or exc
+                time.sleep(0.05 * (attempt + 1))  # a moment for a locked or busy database
+        return f"could not record {len(batch)} events: {type(problem).__name__}: {problem}"
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def list_runs(self, limit: int = 20) -> list[RunSummary]:
+        """The newest runs first."""
+        query = (
+            select(runs_table)
+            .order_by(runs_table.c.started_at.desc(), runs_table.c.run_id.desc())
+            .limit(limit)
+        )
+        with self._reader.connect() as conn:
+            return [_summary(row) for row in conn.execute(query).mappings()]
+
+    def find_run(self, run_id_or_prefix: str) -> Result[RunSummary]:
+        """A run by its id or a unique prefix of it."""
+        key = run_id_or_prefix.strip()
+        if not key:
+            return Err(ErrorCode.INVALID_INPUT, "give a run id or a unique prefix of one")
+        with self._reader.connect() as conn:
+            rows = list(conn.execute(select(runs_table).where(runs_table.c.run_id == key)).mappings())
+            if not rows:
+                query = (
+                    select(runs_table)
+                    .where(runs_table.c.run_id.startswith(key, autoescape=True))
+                    .order_by(runs_table.c.started_at.desc())
+                    .limit(11)
+                )
+                rows = list(conn.execute(query).mappings())
+        if not rows:
+            return Err(ErrorCode.NOT_FOUND, f"no run {key!r} in the audit log {self.location}")
+        if len(rows) > 1:
+            shown = ", ".join(str(r["run_id"]) for r in rows[:10]) + (", …" if len(rows) > 10 else "")
+            return Err(
+                ErrorCode.INVALID_INPUT, f"{key!r} matches several runs ({shown}): give more of the id"
+            )
+        return Ok(_summary(rows[0]))
+
+    def events(self, run_id: str) -> list[Event]:
+        """A run's events in sequence order."""
+        query = (
+            select(events_table.c.payload)
+            .where(events_table.c.run_id == run_id)
+            .order_by(events_table.c.seq, events_table.c.event_id)
+        )
+        with self._reader.connect() as conn:
+            return [Event.from_json(payload) for payload in conn.execute(query).scalars()]
+
+
+def open_audit_log(settings: Settings) -> Result[AuditLog]:
+    return AuditLog.open(settings.resolved_audit_url())
+
+
+def audit_location(url: str) -> str:
+    """Where an audit URL points, for people: the SQLite file, or the URL without its password."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return url
+    if parsed.get_backend_name() == "sqlite" and parsed.database:
+        return str(Path(parsed.database).expanduser())
+    return parsed.render_as_string(hide_password=True)
+
+
+def _engine(url: URL, busy_timeout_s: float, *, writer: bool) -> Engine:
+    if url.get_backend_name() != "sqlite":
+        return create_engine(url, pool_pre_ping=True)
+    engine = create_engine(url, connect_args={"timeout": busy_timeout_s, "check_same_thread": False})
+
+    @event.listens_for(engine, "connect")
+    def _configure(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None  # the driver's implicit BEGIN is replaced by ours below
+        cursor = dbapi_conn.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
+        if writer:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA synchronous = FULL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Connection) -> None:
+        # A deferred write transaction that must upgrade its lock fails at once with "database is
+        # locked" when another process writes; IMMEDIATE takes the lock up front and waits for it.
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if writer else "BEGIN")
+
+    return engine
+
+
+def _store(conn: Connection, batch: list[Event], insert: Callable[[Table], Any]) -> None:
+    add_event = insert(events_table).on_conflict_do_nothing(index_elements=[events_table.c.event_id])
+    deltas: dict[str, _RunDelta] = {}
+    for ev in batch:
+        row = {
+            "event_id": ev.id,
+            "run_id": ev.run_id,
+            "seq": ev.seq,
+            "parent_id": ev.parent_id,
+            "ts": _utc(ev.ts),
+            "type": ev.data.type,
+            "agent": ev.agent,
+            "payload": ev.to_json(),
+        }
+        if conn.execute(add_event, row).rowcount:  # 0 when this event was already recorded
+            ts = _utc(ev.ts)
+            deltas.setdefault(ev.run_id, _RunDelta(ev.run_id, ts, ts)).add(ev)
+    for delta in deltas.values():
+        conn.execute(_upsert_run(insert, delta))
+
+
+def _upsert_run(insert: Callable[[Table], Any], delta: _RunDelta) -> Any:
+    stmt = insert(runs_table).values(**delta.row())
+    new, old = stmt.excluded, runs_table.c
+    changes: dict[str, Any] = {
+        "started_at": case((new.started_at < old.started_at, new.started_at), else_=old.started_at),
+        "updated_at": case((new.updated_at > old.updated_at, new.updated_at), else_=old.updated_at),
+        "title": func.coalesce(old.title, new.title),
+        "mode": func.coalesce(old.mode, new.mode),
+        "cost_usd": old.cost_usd + new.cost_usd,
+        "error": func.coalesce(new.error, old.error),
+        **{name: old[name] + new[name] for name in _COUNTERS},
+    }
+    if delta.status is not None:
+        changes["status"] = new.status
+    return stmt.on_conflict_do_update(index_elements=[old.run_id], set_=changes)
+
+
+def _summary(row: RowMapping) -> RunSummary:
+    started, updated = _utc(row["started_at"]), _utc(row["updated_at"])
+    data = dict(row) | {"started_at": started, "updated_at": updated}
+    return RunSummary(**data, duration_ms=(updated - started).total_seconds() * 1000)
+
+
+def _utc(ts: datetime) -> datetime:
+    # SQLite hands back naive datetimes; everything stored is UTC.
+    return ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts.astimezone(UTC)
+
+
+def _title(agent: str, inputs: dict[str, Any]) -> str:
+    parts = [agent]
+    for value in inputs.values():
+        if value is None or value == "" or value == [] or value == {}:
+            continue
+        if isinstance(value, str):
+            parts.append(value)
+        elif isinstance(value, list | tuple) and all(isinstance(v, str | int | float) for v in value):
+            parts.append(",".join(str(v) for v in value))
+        else:
+            parts.append(json.dumps(value, default=str, separators=(",", ":")))
+    return " ".join(parts)[:200]

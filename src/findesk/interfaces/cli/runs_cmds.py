@@ -1,0 +1,170 @@
+"""``findesk runs …``: list recorded runs, replay one as a trace, export its events.
+
+Rules:
+- Read-only: these commands never create the audit log, its folder or its tables; a log that
+  does not exist yet simply holds no runs.
+- A run is named by its id or any unique prefix; an unknown id is ``not_found`` (exit 4).
+- ``export`` writes exactly ``event.to_json()`` per line, so ``read_jsonl`` reads back the same
+  events; tables and traces are for people, ``--json`` and ``export`` for programs.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from findesk.core.events.audit import AuditLog, RunSummary, audit_location
+from findesk.core.events.model import Event
+from findesk.core.result import Err, ErrorCode
+from findesk.interfaces.cli import session as ses
+from findesk.interfaces.cli.live_view import LiveView, fmt_ms, fmt_usd
+
+runs_app = typer.Typer(
+    help="Inspect recorded runs (the audit log): list, replay a trace, export events.",
+    no_args_is_help=True,
+)
+
+JSON = typer.Option(False, "--json", help="Print one JSON document instead of tables.")
+RUN_ID = typer.Argument(..., metavar="RUN_ID", help="A run id or a unique prefix of one.")
+FORMATS = ("jsonl", "json")
+STATUS_STYLE = {"done": "green", "error": "red", "running": "yellow"}
+
+
+def _open(as_json: bool) -> tuple[AuditLog | None, str]:
+    """The audit log for reading (None when nothing has been recorded yet) and where it lives."""
+    url = ses.load(as_json).resolved_audit_url()
+    opened = AuditLog.open(url, read_only=True)
+    if isinstance(opened, Err):
+        if opened.code is ErrorCode.NOT_FOUND:
+            return None, audit_location(url)
+        ses.fail(opened, as_json)
+    return opened.value, opened.value.location
+
+
+def _run(run_id: str, as_json: bool) -> tuple[AuditLog, RunSummary]:
+    log, where = _open(as_json)
+    if log is None:
+        ses.fail(Err(ErrorCode.NOT_FOUND, f"no run {run_id!r}: no runs recorded yet in {where}"), as_json)
+    return log, ses.unwrap(log.find_run(run_id), as_json)
+
+
+def _local(summary: RunSummary) -> str:
+    return summary.started_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _tokens(summary: RunSummary) -> str:
+    cached = f" ({summary.cached_tokens:,} cached)" if summary.cached_tokens else ""
+    return f"{summary.input_tokens:,}{cached} / {summary.output_tokens:,}"
+
+
+@runs_app.command("list")
+def list_runs(
+    limit: int = typer.Option(20, "--limit", min=1, help="Show at most this many runs, newest first."),
+    as_json: bool = JSON,
+) -> None:
+    """Recorded runs, newest first."""
+    log, where = _open(as_json)
+    runs = [] if log is None else log.list_runs(limit)
+    if as_json:
+        ses.emit_json(None, runs)
+        return
+    if not runs:
+        ses.stdout.print(f"no runs recorded yet in {where}", markup=False, highlight=False)
+        return
+    table = Table(title=Text(f"runs in {where}"))
+    for column in ("run id", "started", "title", "status", "mode", "tool calls (errors)"):
+        table.add_column(column)
+    for column in ("tokens in / out", "cost", "duration"):
+        table.add_column(column, justify="right")
+    for r in runs:
+        table.add_row(
+            r.run_id,
+            _local(r),
+            Text(r.title or "—"),
+            Text(r.status, style=STATUS_STYLE.get(r.status, "")),
+            r.mode or "—",
+            f"{r.tool_calls} ({r.tool_errors})",
+            _tokens(r),
+            fmt_usd(r.cost_usd),
+            fmt_ms(r.duration_ms),
+        )
+    ses.stdout.print(table)
+
+
+@runs_app.command("show")
+def show(
+    run_id: str = RUN_ID,
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print streamed model text."),
+    as_json: bool = JSON,
+) -> None:
+    """A run's totals, then its whole trace replayed as an indented tree."""
+    log, summary = _run(run_id, as_json)
+    events = log.events(summary.run_id)
+    if as_json:
+        doc = {"run": summary.model_dump(mode="json"), "events": [e.to_dict() for e in events]}
+        print(json.dumps(doc, ensure_ascii=False, indent=2))
+        return
+    _header(summary)
+    view = LiveView(ses.stdout, verbose=verbose, summary_chars=400, wrap=True)
+    for event in events:
+        view.write(event)
+    view.close()
+
+
+def _header(r: RunSummary) -> None:
+    table = Table(show_header=False, box=None, title=f"run {r.run_id}", title_justify="left")
+    table.add_column("field", style="bold")
+    table.add_column("value", overflow="fold")
+    rows: list[tuple[str, Text]] = [
+        ("title", Text(r.title or "—")),
+        ("status", Text(r.status, style=STATUS_STYLE.get(r.status, ""))),
+        ("mode", Text(r.mode or "—")),
+        ("started", Text(_local(r))),
+        ("duration", Text(fmt_ms(r.duration_ms))),
+        ("events", Text(f"{r.event_count:,}")),
+        ("tool calls", Text(f"{r.tool_calls} ({r.tool_errors} failed)")),
+        ("model calls", Text(f"{r.llm_calls}")),
+        ("tokens in / out", Text(_tokens(r))),
+        ("cost", Text(fmt_usd(r.cost_usd))),
+    ]
+    if r.error:
+        rows.append(("error", Text(r.error, style="red")))
+    for name, value in rows:
+        table.add_row(name, value)
+    ses.stdout.print(table)
+    ses.stdout.print()
+
+
+@runs_app.command("export")
+def export(
+    run_id: str = RUN_ID,
+    fmt: str = typer.Option("jsonl", "--format", help="jsonl (one event per line) or json (one array)."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write to this file (default: stdout)."),
+) -> None:
+    """A run's events as JSON lines (or one JSON array), exactly as recorded."""
+    if fmt not in FORMATS:
+        ses.fail(Err(ErrorCode.INVALID_INPUT, f"unknown format {fmt!r}: use {' or '.join(FORMATS)}"))
+    log, summary = _run(run_id, False)
+    events = log.events(summary.run_id)
+    text = _serialise(events, fmt)
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        ses.fail(Err(ErrorCode.INVALID_INPUT, f"cannot write {output}: {exc}"))
+    ses.stderr.print(
+        f"wrote {len(events):,} events of run {summary.run_id} to {output}", markup=False, highlight=False
+    )
+
+
+def _serialise(events: list[Event], fmt: str) -> str:
+    if fmt == "jsonl":
+        return "".join(event.to_json() + "\n" for event in events)
+    return json.dumps([event.to_dict() for event in events], ensure_ascii=False, indent=2) + "\n"

@@ -1,0 +1,264 @@
+"""SEC filing tools: the filing list, one Item section, 8-K material events, XBRL facts.
+
+Rules:
+- Thin: arguments are shaped, the router or the ``SectionService`` is called with ``ctx.as_of``,
+  and its ``Result`` is returned; the only reshaping is keeping the newest XBRL facts (as the CLI
+  does), so a result stays readable.
+- Every line of a summary is citable on its own: form, filing date and the EDGAR URL (or the
+  accession number when the URL is unknown or the list is long). Sections cite with
+  ``FilingSection.citation()``; facts name their form, filing date, accession and EDGAR index page.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Annotated, Literal
+
+from pydantic import BeforeValidator, Field, StringConstraints
+
+from findesk.core.result import Err, Ok, Result
+from findesk.data.formats.sec import archives_url
+from findesk.data.models import Fact, Filing, FilingSection, MaterialEvent
+from findesk.tools.args import (
+    POINT_IN_TIME,
+    QUOTE_RULE,
+    SUMMARY_BUDGET,
+    Ticker,
+    ToolArgs,
+    clip,
+    exact,
+    fit_lines,
+)
+from findesk.tools.base import Tool, ToolContext
+
+SECTION_PREVIEW_CHARS = 1_500
+
+
+def _upper(value: object) -> object:
+    return value.strip().upper() if isinstance(value, str) else value
+
+
+FormName = Annotated[
+    str, StringConstraints(strip_whitespace=True, to_upper=True, min_length=1, max_length=12)
+]
+
+
+class ListFilingsArgs(ToolArgs):
+    symbol: Ticker
+    forms: Annotated[
+        list[FormName] | None,
+        Field(
+            max_length=12,
+            description='Only these SEC forms, e.g. ["10-K", "10-Q", "8-K"]; default: every form.',
+        ),
+    ] = None
+    limit: Annotated[int, Field(ge=1, le=50, description="At most this many filings, newest first.")] = 10
+
+
+async def _list_filings(args: ListFilingsArgs, ctx: ToolContext) -> Result[list[Filing]]:
+    forms = frozenset(args.forms) if args.forms else None
+    return await ctx.router.filings(args.symbol, ctx.as_of, forms, args.limit)
+
+
+def _filing_line(f: Filing, with_url: bool) -> str:
+    period = f" period {f.report_date.isoformat()}" if f.report_date else ""
+    items = f" items {', '.join(f.items)}" if f.items else ""
+    refs = [f.accession_number, f.url if with_url or not f.accession_number else None]
+    where = " ".join(r for r in refs if r) or f.local_path or f.source.ref
+    return f"- {f.filing_date.isoformat()} {f.form}{period}{items}: {where}"
+
+
+def summarize_filings(filings: list[Filing]) -> str:
+    if not filings:
+        return "No filings found."
+    head = f"{len(filings)} SEC filings of {filings[0].ticker} (CIK {filings[0].cik}), newest first:"
+    full = [_filing_line(f, with_url=True) for f in filings]
+    if sum(len(line) + 1 for line in full) + len(head) < SUMMARY_BUDGET - 200:
+        return fit_lines(head, full)
+    # A long list keeps every filing visible by citing accession numbers instead of URLs.
+    tail = "Cited by accession number; the EDGAR URLs are in the full result."
+    return fit_lines(head, [_filing_line(f, with_url=False) for f in filings], tail)
+
+
+list_filings = Tool(
+    name="list_filings",
+    description=(
+        "List a US company's SEC filings filed on or before the run's as-of date, newest first: form "
+        "(10-K annual report, 10-Q quarterly report, 8-K current report, 4 insider trade, ...), filing "
+        "date, period of report, 8-K item codes, accession number and EDGAR URL. Use it to see what a "
+        "company filed and when; then use get_filing_section to read an Item of a 10-K/10-Q, "
+        f"get_material_events for what 8-Ks announced, get_xbrl_facts for reported numbers. {QUOTE_RULE}"
+    ),
+    args=ListFilingsArgs,
+    fn=_list_filings,
+    summarize=summarize_filings,
+)
+
+
+class FilingSectionArgs(ToolArgs):
+    symbol: Ticker
+    form: Annotated[
+        Literal["10-K", "10-Q"],
+        BeforeValidator(_upper),
+        Field(description="10-K (annual report) or 10-Q (quarterly report); the newest one is used."),
+    ]
+    item: Annotated[
+        str,
+        StringConstraints(strip_whitespace=True, min_length=1, max_length=10),
+        Field(
+            description=(
+                "10-K Item, e.g. 1 (Business), 1A (Risk Factors), 7 (MD&A), 7A (market risk), 8 "
+                "(financial statements); 10-Q Item with its part, e.g. I-2 (MD&A), II-1A (Risk Factors)."
+            )
+        ),
+    ]
+
+
+async def _filing_section(args: FilingSectionArgs, ctx: ToolContext) -> Result[FilingSection]:
+    return await ctx.sections.section(args.symbol, args.form, args.item, ctx.as_of)
+
+
+def summarize_section(s: FilingSection) -> str:
+    shown = s.text[:SECTION_PREVIEW_CHARS]
+    more = (
+        f"\n[first {len(shown):,} of {len(s.text):,} characters shown; the full text is in the result]"
+        if len(s.text) > len(shown)
+        else f"\n[complete section: {len(s.text):,} characters]"
+    )
+    period = f" (period {s.report_date.isoformat()})" if s.report_date else ""
+    return f"Cite: {s.citation()}{period}\n{shown}{more}"
+
+
+get_filing_section = Tool(
+    name="get_filing_section",
+    description=(
+        "Read one Item of a company's newest 10-K or 10-Q filed on or before the run's as-of date, e.g. "
+        "Item 1A Risk Factors or Item 7 MD&A. Returns the citation (ticker, form, filing date, item, "
+        "official title, EDGAR URL) and the section text; the summary shows the first "
+        f"{SECTION_PREVIEW_CHARS:,} characters and the total length. Use it for what a company itself "
+        f"says about its business, risks and results. Cite the filing when you use it. {QUOTE_RULE}"
+    ),
+    args=FilingSectionArgs,
+    fn=_filing_section,
+    summarize=summarize_section,
+    timeout_s=60.0,  # a cold 10-K parse can take several seconds on a slow disk
+)
+
+
+class MaterialEventsArgs(ToolArgs):
+    symbol: Ticker
+    limit: Annotated[
+        int, Field(ge=1, le=25, description="Look at this many of the newest 8-K filings (default 5).")
+    ] = 5
+
+
+async def _material_events(args: MaterialEventsArgs, ctx: ToolContext) -> Result[list[MaterialEvent]]:
+    return await ctx.router.material_events(args.symbol, ctx.as_of, args.limit)
+
+
+def summarize_events(events: list[MaterialEvent]) -> str:
+    if not events:
+        return "No 8-K items found in the filings examined."
+    # One line per filing: its items share the filing's date, event date and URL.
+    by_filing: dict[tuple[str, str], list[MaterialEvent]] = defaultdict(list)
+    for e in events:
+        by_filing[(e.filing_date.isoformat(), e.accession_number or e.url or "")].append(e)
+    lines = []
+    for group in by_filing.values():
+        first = group[0]
+        happened = f" (event {first.event_date.isoformat()})" if first.event_date else ""
+        items = "; ".join(f"Item {e.item} {clip(e.title, 90)}" for e in group)
+        where = first.url or first.accession_number or first.source.ref
+        lines.append(f"- {first.filing_date.isoformat()} {first.form}{happened}: {items} — {where}")
+    head = f"8-K material events of {events[0].ticker} (CIK {events[0].cik}), newest first:"
+    return fit_lines(head, lines)
+
+
+get_material_events = Tool(
+    name="get_material_events",
+    description=(
+        "What a company's recent 8-K current reports announced: each 8-K item code with its official SEC "
+        "title (e.g. 2.02 Results of Operations and Financial Condition, 5.02 officer or director "
+        "changes, 1.01 material agreements), filing date, event date and EDGAR URL, newest first. Use it "
+        "to find earnings releases, leadership changes, deals and other material events. It gives the "
+        f"item titles, not the press release text. {POINT_IN_TIME} {QUOTE_RULE}"
+    ),
+    args=MaterialEventsArgs,
+    fn=_material_events,
+    summarize=summarize_events,
+)
+
+
+class XbrlFactsArgs(ToolArgs):
+    symbol: Ticker
+    concept: Annotated[
+        str,
+        StringConstraints(strip_whitespace=True, min_length=2, max_length=120),
+        Field(
+            description=(
+                "XBRL concept name, e.g. Revenues, NetIncomeLoss, EarningsPerShareDiluted, Assets, "
+                "us-gaap:OperatingIncomeLoss."
+            )
+        ),
+    ]
+    limit: Annotated[
+        int, Field(ge=1, le=40, description="The newest N facts by filing date (default 8).")
+    ] = 8
+
+
+async def _xbrl_facts(args: XbrlFactsArgs, ctx: ToolContext) -> Result[list[Fact]]:
+    got = await ctx.router.facts(args.symbol, args.concept, ctx.as_of)
+    if isinstance(got, Err):
+        return got
+    return Ok(sorted(got.value, key=lambda f: (f.filed, f.period_end), reverse=True)[: args.limit])
+
+
+def _fact_line(f: Fact) -> str:
+    if f.period_start is not None:
+        # Filings report quarters, years to date and prior years side by side; the length tells
+        # them apart at a glance.
+        months = round((f.period_end - f.period_start).days / 30.44)
+        period = f"{f.period_start.isoformat()} to {f.period_end.isoformat()} (~{months} months)"
+    else:
+        period = f"at {f.period_end.isoformat()}"
+    fiscal = f" for FY{f.fiscal_year}" if f.fiscal_year else ""
+    if fiscal and f.fiscal_period and f.fiscal_period != "FY":
+        fiscal += f" {f.fiscal_period}"
+    accession = f.accession_number or "n/a"
+    filed = f"{f.form or 'filing'}{fiscal} filed {f.filed.isoformat()}, accession {accession}"
+    return f"- {exact(f.value)} {f.unit}, {period} ({filed})"
+
+
+def summarize_facts(facts: list[Fact]) -> str:
+    if not facts:
+        return "No XBRL facts found."
+    first = facts[0]
+    label = f" ({first.label})" if first.label and first.label != first.concept else ""
+    head = f"{first.ticker} XBRL {first.taxonomy}:{first.concept}{label}, newest filings first:"
+    filings = sorted({(f.accession_number, f.form, f.filed) for f in facts if f.accession_number})
+    cites = [
+        f"{acc} = {form or 'filing'} filed {filed.isoformat()}: "
+        f"{archives_url(first.cik, acc, f'{acc}-index.htm')}"
+        for acc, form, filed in filings
+        if acc is not None
+    ]
+    tail = "\n".join(["Filings (EDGAR index pages):", *cites]) if cites else ""
+    return fit_lines(head, [_fact_line(f) for f in facts], f"{tail}\nSource: {first.source.cite()}".strip())
+
+
+get_xbrl_facts = Tool(
+    name="get_xbrl_facts",
+    description=(
+        "Reported numbers from a company's SEC XBRL financial data for one concept (e.g. Revenues, "
+        "NetIncomeLoss, EarningsPerShareDiluted), as filed on or before the run's as-of date, newest "
+        "filings first: value with its unit (USD, shares, USD/shares), the period it covers (start to end "
+        "for flows, 'at' a date for balances), fiscal year/quarter, form, filing date and accession. One "
+        "filing reports several periods (quarter, year to date, prior year): read the period before "
+        f"quoting. {QUOTE_RULE}"
+    ),
+    args=XbrlFactsArgs,
+    fn=_xbrl_facts,
+    summarize=summarize_facts,
+)
+
+TOOLS: tuple[Tool, ...] = (list_filings, get_filing_section, get_material_events, get_xbrl_facts)

@@ -1,0 +1,166 @@
+"""News, social-media and earnings-call tools.
+
+Rules:
+- Thin: each tool calls one ``DataRouter`` method with ``ctx.as_of`` and returns its ``Result``.
+- Reddit and Stocktwits summaries open with an UNVERIFIED marker: posts are opinions of anonymous
+  users, never evidence of a fact. News summaries name the publisher of every headline.
+- Each item in a summary carries its date, its author or publisher and its URL (or the snapshot
+  file it came from), so a quoted headline or post can be traced.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from findesk.core.result import Result
+from findesk.data.models import NewsItem, SocialPost, Transcript
+from findesk.tools.args import POINT_IN_TIME, QUOTE_RULE, UNVERIFIED, Ticker, ToolArgs, clip, fit_lines, when
+from findesk.tools.base import Tool, ToolContext
+
+POST_CHARS = 200
+TRANSCRIPT_PREVIEW_CHARS = 800
+
+
+class NewsArgs(ToolArgs):
+    symbol: Ticker
+    limit: Annotated[int, Field(ge=1, le=50, description="At most this many articles (default 10).")] = 10
+
+
+async def _news(args: NewsArgs, ctx: ToolContext) -> Result[list[NewsItem]]:
+    return await ctx.router.news(args.symbol, ctx.as_of, args.limit)
+
+
+def summarize_news(items: list[NewsItem]) -> str:
+    if not items:
+        return "No news articles found."
+    lines = []
+    for n in items:
+        label = f" [provider sentiment: {n.sentiment}]" if n.sentiment else ""
+        lines.append(
+            f"- {when(n.published_at)} {n.publisher or 'unknown publisher'}: "
+            f"{clip(n.title, POST_CHARS)}{label} — {n.url or n.source.cite()}"
+        )
+    head = f"{len(items)} news articles, newest first (third-party reporting; check claims against filings):"
+    return fit_lines(head, lines)
+
+
+get_news = Tool(
+    name="get_news",
+    description=(
+        "Recent news headlines about a US ticker published on or before the run's as-of date, newest first: "
+        "publication time (UTC), publisher, headline and URL. Use it for what the press reported; "
+        f"headlines are third-party claims, so confirm figures in filings or market data. {QUOTE_RULE}"
+    ),
+    args=NewsArgs,
+    fn=_news,
+    summarize=summarize_news,
+)
+
+
+class PostsArgs(ToolArgs):
+    symbol: Ticker
+    limit: Annotated[int, Field(ge=1, le=50, description="At most this many posts (default 10).")] = 10
+
+
+async def _reddit_posts(args: PostsArgs, ctx: ToolContext) -> Result[list[SocialPost]]:
+    return await ctx.router.reddit_posts(args.symbol, ctx.as_of, args.limit)
+
+
+async def _stocktwits_posts(args: PostsArgs, ctx: ToolContext) -> Result[list[SocialPost]]:
+    return await ctx.router.stocktwits_posts(args.symbol, ctx.as_of, args.limit)
+
+
+def _post_line(p: SocialPost) -> str:
+    if p.platform == "reddit":
+        where = f"r/{p.community}" if p.community else "reddit"
+        who = f"u/{p.author.username}" if p.author else "unknown author"
+    else:
+        where = "stocktwits"
+        who = f"@{p.author.username}" if p.author else "unknown author"
+    stats = []
+    if p.score is not None:
+        stats.append(f"score {p.score}" if p.platform == "reddit" else f"{p.score} likes")
+    if p.num_comments is not None:
+        stats.append(f"{p.num_comments} comments")
+    if p.author is not None and p.author.followers is not None:
+        stats.append(f"{p.author.followers} followers")
+    if p.sentiment:
+        stats.append(f"self-labelled {p.sentiment}")
+    extra = f" ({', '.join(stats)})" if stats else ""
+    text = clip(p.title or p.text, POST_CHARS)
+    return f"- {when(p.published_at)} {where} {who}{extra}: {text} — {p.url or p.source.cite()}"
+
+
+def summarize_posts(posts: list[SocialPost]) -> str:
+    if not posts:
+        return f"{UNVERIFIED}. No posts found."
+    head = f"{UNVERIFIED}. {len(posts)} {posts[0].platform} posts, newest first:"
+    sources = sorted({p.source.cite() + (f" ({p.source.note})" if p.source.note else "") for p in posts})
+    return fit_lines(head, [_post_line(p) for p in posts], "Sources: " + "; ".join(sources))
+
+
+get_reddit_posts = Tool(
+    name="get_reddit_posts",
+    description=(
+        "Reddit posts mentioning a US ticker (e.g. r/wallstreetbets, r/stocks), published on or before the "
+        "run's as-of date, newest first: date, subreddit, author, score, comment count, title and URL. "
+        "UNVERIFIED user content: use it to gauge retail attention and sentiment, never as evidence "
+        "for a fact or a figure."
+    ),
+    args=PostsArgs,
+    fn=_reddit_posts,
+    summarize=summarize_posts,
+)
+
+get_stocktwits_posts = Tool(
+    name="get_stocktwits_posts",
+    description=(
+        "Stocktwits messages from a US ticker's stream, published on or before the run's as-of date, newest "
+        "first: time, author with follower count, the author's own Bullish/Bearish label, text and URL. "
+        "UNVERIFIED user content: use it to gauge retail sentiment, never as evidence for a fact or a figure."
+    ),
+    args=PostsArgs,
+    fn=_stocktwits_posts,
+    summarize=summarize_posts,
+)
+
+
+class TranscriptsArgs(ToolArgs):
+    symbol: Ticker
+    limit: Annotated[int, Field(ge=1, le=4, description="The newest N earnings calls (default 1).")] = 1
+
+
+async def _transcripts(args: TranscriptsArgs, ctx: ToolContext) -> Result[list[Transcript]]:
+    return await ctx.router.transcripts(args.symbol, ctx.as_of, args.limit)
+
+
+def summarize_transcripts(calls: list[Transcript]) -> str:
+    if not calls:
+        return "No earnings-call transcripts found."
+    blocks = []
+    for t in calls:
+        name = f" ({t.company_name})" if t.company_name else ""
+        blocks.append(
+            f"{t.ticker}{name} FY{t.fiscal_year} Q{t.fiscal_quarter} earnings call held "
+            f"{t.conference_at.strftime('%Y-%m-%d %H:%M %Z')} ({len(t.text):,} characters) — "
+            f"{t.source.cite()}\n{clip(t.text, TRANSCRIPT_PREVIEW_CHARS)}"
+        )
+    return fit_lines(f"Earnings-call transcripts ({len(calls)}), newest first:", blocks)
+
+
+get_transcripts = Tool(
+    name="get_transcripts",
+    description=(
+        "Earnings-call transcripts of a US company held on or before the run's as-of date, newest first: "
+        "call date and time, fiscal year and quarter, length, and the opening "
+        f"{TRANSCRIPT_PREVIEW_CHARS} characters of each call (the full text is kept in the result). Use it "
+        f"to see when the latest call was and how management opened it. {POINT_IN_TIME} {QUOTE_RULE}"
+    ),
+    args=TranscriptsArgs,
+    fn=_transcripts,
+    summarize=summarize_transcripts,
+)
+
+TOOLS: tuple[Tool, ...] = (get_news, get_reddit_posts, get_stocktwits_posts, get_transcripts)

@@ -1,0 +1,17 @@
+"""Fixtures for runtime tests (the kit itself is ``runtime_kit``)."""
+
+from __future__ import annotations
+
+import pytest
+from runtime_kit import SLEEPS, Harness, Lab
+
+
+@pytest.fixture
+def lab() -> Lab:
+    return Lab()
+
+
+@pytest.fixture
+def harness(lab: Lab) -> Harness:
+    SLEEPS.clear()
+    return Harness(lab, lab.registry())

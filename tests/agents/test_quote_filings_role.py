@@ -1,0 +1,118 @@
+"""The demo role on the real snapshot, in both modes: same schema, same cited figures."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from findesk.agents.roles.quote_filings import ROLE, QuoteFilingsReport, TickerInput
+from findesk.agents.run import run_agent
+from findesk.core.config import Settings
+from findesk.core.events import MemorySink
+from findesk.core.events.audit import AuditLog
+from findesk.core.llm.chain import ModelChain
+from findesk.core.llm.pricing import PriceTable
+from findesk.core.llm.types import ModelRequest, ToolResults
+from findesk.core.result import Ok
+from findesk.data.context import resolve_context
+from findesk.testing.fake_models import Reply, ScriptedModel, reply, submit
+
+AAPL_10Q = "https://www.sec.gov/Archives/edgar/data/320193/000032019325000073/aapl-20250628.htm"
+
+
+@pytest.fixture
+def settings(snapshot_dir: Path) -> Settings:
+    return Settings(snapshot_dir=snapshot_dir)
+
+
+async def _run(settings: Settings, symbol: str, model: ScriptedModel | None = None, **kw: Any) -> Any:
+    context = resolve_context(settings, mode="snapshot", as_of=kw.pop("as_of", None)).unwrap()
+    resolver = None
+    if model is not None:
+        chain = ModelChain([model], PriceTable(), max_retries=0)
+        resolver = lambda role: Ok(chain)  # noqa: E731
+    sink = MemorySink()
+    result = await run_agent(
+        ROLE,
+        TickerInput(symbol=symbol),
+        settings=settings,
+        context=context,
+        sinks=[sink, *kw.pop("sinks", [])],
+        models=resolver,
+        **kw,
+    )
+    return result.unwrap(), sink
+
+
+async def test_deterministic_report_is_real_and_cited(settings: Settings) -> None:
+    run, sink = await _run(settings, "AAPL")
+    report = run.outcome.output
+    assert isinstance(report, QuoteFilingsReport)
+    assert run.outcome.mode == "deterministic" and "no model key" in run.outcome.mode_reason
+    assert run.context == "offline snapshot as of 2025-08-29"
+    assert (report.price, report.session_date, report.company) == (232.14, date(2025, 8, 29), "Apple Inc.")
+    assert report.recent_filings[0].form == "10-Q" and report.recent_filings[0].url == AAPL_10Q
+    assert all(f.url and f.url.startswith("https://www.sec.gov/") for f in report.recent_filings)
+    assert all(f.filing_date <= date(2025, 8, 29) for f in report.recent_filings)
+    assert "$232.14" in report.summary and report.warnings == []
+    assert [e.type for e in sink.events][-1] == "done"
+    assert sink.events[-1].data.result["price"] == 232.14
+
+
+async def test_model_driven_report_has_the_same_schema_and_figures(settings: Settings) -> None:
+    def write_report(request: ModelRequest) -> Reply:
+        # the model starts with the pre-fetched quote and filings and reads one more section
+        shown = {p.name: p.content for m in request.messages if isinstance(m, ToolResults) for p in m.results}
+        assert "232.14" in shown["get_quote"] and "get_filing_section" in shown
+        return submit(
+            QuoteFilingsReport(
+                symbol="AAPL",
+                company="Apple Inc.",
+                price=232.14,
+                session_date=date(2025, 8, 29),
+                recent_filings=[{"form": "10-Q", "filing_date": date(2025, 8, 1), "url": AAPL_10Q}],  # type: ignore[list-item]
+                summary="Apple closed at $232.14 on 2025-08-29; its latest 10-Q was filed on 2025-08-01.",
+            )
+        )
+
+    model = ScriptedModel(
+        [
+            reply(
+                "Reading the risk factors.",
+                [("get_filing_section", {"symbol": "AAPL", "form": "10-K", "item": "1A"})],
+            ),
+            write_report,
+        ]
+    )
+    run, sink = await _run(settings, "AAPL", model)
+    deterministic, _ = await _run(settings, "AAPL")
+    report = run.outcome.output
+    assert type(report) is type(deterministic.outcome.output) is QuoteFilingsReport
+    assert run.outcome.mode == "model" and not run.outcome.fell_back and run.outcome.iterations == 2
+    assert report.price == deterministic.outcome.output.price == 232.14
+    # the first request already held the playbook's three results: no round trip spent fetching them
+    first = model.requests[0]
+    assert sum(len(m.results) for m in first.messages if isinstance(m, ToolResults)) == 3
+    section = [e for e in sink.of_type("tool_result") if e.data.name == "get_filing_section"]
+    assert section and section[0].data.ok and "10-K" in section[0].data.summary
+
+
+async def test_a_non_us_listing_becomes_warnings_not_a_crash(settings: Settings) -> None:
+    run, _ = await _run(settings, "BRK.B")
+    report = run.outcome.output
+    assert report.price is None and report.recent_filings == []
+    assert any(w.startswith("Live quote unavailable: out_of_scope") for w in report.warnings)
+
+
+async def test_the_run_is_in_the_audit_log(settings: Settings, tmp_path: Path) -> None:
+    audit = AuditLog.open(f"sqlite:///{tmp_path / 'audit.sqlite3'}").unwrap()
+    run, sink = await _run(settings, "MSFT", sinks=[audit])
+    assert audit.flush(10)
+    stored = audit.events(run.run_id)
+    assert [e.to_json() for e in stored] == [e.to_json() for e in sink.events]
+    summary = audit.find_run(run.run_id).unwrap()
+    assert summary.status == "done" and summary.tool_calls == 3
+    audit.close()
