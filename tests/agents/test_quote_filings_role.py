@@ -16,7 +16,7 @@ from findesk.core.events.audit import AuditLog
 from findesk.core.llm.chain import ModelChain
 from findesk.core.llm.pricing import PriceTable
 from findesk.core.llm.types import ModelRequest, ToolResults
-from findesk.core.result import Ok
+from findesk.core.result import Err, ErrorCode, Ok
 from findesk.data.context import resolve_context
 from findesk.testing.fake_models import Reply, ScriptedModel, reply, submit
 
@@ -100,11 +100,31 @@ async def test_model_driven_report_has_the_same_schema_and_figures(settings: Set
     assert section and section[0].data.ok and "10-K" in section[0].data.summary
 
 
-async def test_a_non_us_listing_becomes_warnings_not_a_crash(settings: Settings) -> None:
-    run, _ = await _run(settings, "BRK.B")
+async def test_a_non_us_listing_is_refused_before_any_tool_call(settings: Settings) -> None:
+    context = resolve_context(settings, mode="snapshot", as_of=None).unwrap()
+    sink = MemorySink()
+    result = await run_agent(
+        ROLE, TickerInput(symbol="BRK.B"), settings=settings, context=context, sinks=[sink]
+    )
+    assert isinstance(result, Err) and result.code is ErrorCode.OUT_OF_SCOPE
+    assert [e.type for e in sink.events] == ["error"]  # recorded, and no tool was called
+    assert sink.events[0].data.code == "out_of_scope"
+
+
+async def test_a_failing_source_degrades_to_a_warning(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from findesk.data.router import DataRouter
+
+    async def down(self: DataRouter, symbol: str, as_of: date) -> Err:
+        return Err(ErrorCode.UNAVAILABLE, "quote source is down")
+
+    monkeypatch.setattr(DataRouter, "quote", down)
+    run, _ = await _run(settings, "AAPL")
     report = run.outcome.output
-    assert report.price is None and report.recent_filings == []
-    assert any(w.startswith("Live quote unavailable: out_of_scope") for w in report.warnings)
+    assert report.price is None and report.recent_filings  # filings still there
+    assert report.warnings == ["Live quote unavailable: unavailable: quote source is down"]
+    assert "No quote is available" in report.summary
 
 
 async def test_the_run_is_in_the_audit_log(settings: Settings, tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ Rules:
   audit log and any stream can tell a finished run from an interrupted one.
 - The mode is chosen per role from the configured models; with no key the run is deterministic and
   says so (agent_start's ``mode_reason``, the outcome).
+- A ``symbol`` input outside scope (non-US, malformed) is refused before any tool is called.
 - Returns ``Err`` instead of raising; an unexpected exception becomes an ``error`` event and an
   ``unavailable`` result naming it.
 """
@@ -28,6 +29,7 @@ from findesk.core.llm.chain import ModelChain
 from findesk.core.llm.factory import model_chain
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.context import DataContext
+from findesk.data.symbols import normalize_symbol
 from findesk.tools.base import ToolRegistry
 from findesk.tools.catalog import close_tool_context, default_registry, open_tool_context
 
@@ -51,12 +53,24 @@ def settings_models(settings: Settings) -> ModelResolver:
 
 
 def parse_inputs(role: Role[Any, Any], raw: dict[str, Any]) -> Result[BaseModel]:
+    """Validate raw inputs against the role's schema, then check their scope."""
     try:
-        return Ok(role.input_schema.model_validate(raw))
+        inputs = role.input_schema.model_validate(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "input"
         return Err(ErrorCode.INVALID_INPUT, f"{role.name}: {where}: {first['msg']}")
+    return check_scope(inputs).map(lambda _: inputs)
+
+
+def check_scope(inputs: BaseModel) -> Result[BaseModel]:
+    """A ``symbol`` input must be a US listing: anything else is refused before any tool runs."""
+    symbol = getattr(inputs, "symbol", None)
+    if isinstance(symbol, str):
+        checked = normalize_symbol(symbol)
+        if isinstance(checked, Err):
+            return checked
+    return Ok(inputs)
 
 
 async def run_agent(
@@ -72,6 +86,10 @@ async def run_agent(
     run_id: str | None = None,
 ) -> Result[AgentRun[OutT]]:
     tracer = Tracer(EventBus(sinks), run_id)
+    in_scope = check_scope(inputs)
+    if isinstance(in_scope, Err):
+        tracer.emit(Error(code=in_scope.code.value, message=in_scope.reason))
+        return in_scope
     opened = await open_tool_context(settings, context)
     if isinstance(opened, Err):
         tracer.emit(Error(code=opened.code.value, message=opened.reason))

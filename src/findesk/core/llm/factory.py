@@ -29,6 +29,7 @@ from findesk.core.result import Err, ErrorCode, Ok, Result
 
 __all__ = ["chat_model", "model_chain"]
 
+_KEY_ENVS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 _KEY_HINTS = {
     "anthropic": "set FINDESK_LLM__ANTHROPIC_API_KEY or ANTHROPIC_API_KEY",
     "openai": "set FINDESK_LLM__OPENAI_API_KEY or OPENAI_API_KEY",
@@ -88,11 +89,11 @@ def model_chain(
         else:
             return built
     if not models:
-        hints = sorted({_KEY_HINTS.get(s.partition(":")[0], "") for s in missing} - {""})
-        how = "; ".join(hints) if hints else f"list model specs under [llm.tiers] {tier}"
+        envs = sorted({_KEY_ENVS[p] for p in (s.partition(":")[0] for s in missing) if p in _KEY_ENVS})
+        how = f"set {' or '.join(envs)}" if envs else f"list model specs under [llm.tiers] {tier}"
         return Err(
             ErrorCode.NOT_CONFIGURED,
-            f"no model key is configured for the {tier} tier ({how}); running in deterministic mode",
+            f"no model key configured for the {tier} tier ({how}); deterministic mode",
             details={"tier": tier, "skipped": missing},
         )
     chain = ModelChain(

@@ -147,6 +147,10 @@ def _cell(value: Any) -> str:
 
 def _line(value: Any) -> str:
     if isinstance(value, BaseModel):
-        parts = [str(v) for v in value.model_dump(mode="json").values() if v not in (None, [], "")]
+        parts = [
+            ", ".join(map(str, v)) if isinstance(v, list) else str(v)
+            for v in value.model_dump(mode="json").values()
+            if v not in (None, [], "")
+        ]
         return " · ".join(parts)
     return str(value)
