@@ -22,10 +22,10 @@ from findesk.core.events.model import (
     Error,
     Event,
     LlmCall,
+    RunWarning,
     Token,
     ToolCallStarted,
     ToolResultReady,
-    Warning,
 )
 from findesk.core.events.trace import EventBus, MemorySink, Tracer
 from findesk.interfaces.cli.live_view import LiveView
@@ -106,7 +106,7 @@ def record(tracer: Tracer, *, fail: bool = False) -> None:
         )
     )
     analyst.emit(Token(text="SECRET-TOKEN-TEXT"))
-    analyst.emit(Warning(code="stale_data", message="quote is one session old"))
+    analyst.emit(RunWarning(code="stale_data", message="quote is one session old"))
     analyst.emit(AgentEnd(agent="filings_analyst", mode="model", ok=True, summary="ok", tool_calls=2))
     desk.emit(AgentEnd(agent="quote_filings", mode="model", ok=not fail, summary="ok", tool_calls=2))
     if fail:

@@ -18,10 +18,10 @@ from findesk.core.events.model import (
     Done,
     Error,
     LlmCall,
+    RunWarning,
     Token,
     ToolCallStarted,
     ToolResultReady,
-    Warning,
 )
 from findesk.core.events.trace import EventBus, MemorySink, Tracer
 from findesk.core.result import Err, ErrorCode
@@ -72,7 +72,7 @@ def record_run(tracer: Tracer, *, fail: bool = False) -> None:
         )
     )
     scope.emit(Token(text="AAPL closed at"))
-    scope.emit(Warning(code="stale_data", message="quote is a day old"))
+    scope.emit(RunWarning(code="stale_data", message="quote is a day old"))
     scope.emit(AgentEnd(agent="quote_filings", mode="model", ok=not fail, summary="s", tool_calls=2))
     if fail:
         tracer.emit(Error(code="budget_exceeded", message="spent $1.00"))
@@ -193,7 +193,7 @@ def test_write_never_waits_for_the_disk_and_flush_can_time_out(log: AuditLog, ur
     tracer = Tracer(EventBus([log]))
     started = time.monotonic()
     for i in range(2000):
-        tracer.emit(Warning(code="w", message=str(i)))
+        tracer.emit(RunWarning(code="w", message=str(i)))
     assert time.monotonic() - started < 2.0
     assert log.flush(timeout=0.2) is False
     assert log.acknowledged == 0
@@ -208,14 +208,14 @@ def test_a_broken_database_makes_flush_false_and_is_reported_once(
     log: AuditLog, url: str, capfd: pytest.CaptureFixture[str]
 ) -> None:
     tracer = Tracer(EventBus([log]))
-    tracer.emit(Warning(code="w", message="before"))
+    tracer.emit(RunWarning(code="w", message="before"))
     assert log.flush(timeout=10)
     with sqlite3.connect(url.removeprefix("sqlite:///")) as raw:
         raw.execute("DROP TABLE events")
 
-    tracer.emit(Warning(code="w", message="lost"))
+    tracer.emit(RunWarning(code="w", message="lost"))
     assert log.flush(timeout=10) is False
-    tracer.emit(Warning(code="w", message="lost too"))
+    tracer.emit(RunWarning(code="w", message="lost too"))
     assert log.flush(timeout=10) is False  # the earlier event is still not recorded
     assert log.acknowledged == 1
     assert log.last_error is not None and "events" in log.last_error
@@ -228,7 +228,7 @@ def test_closing_commits_what_is_queued_and_is_idempotent(url: str) -> None:
     bus = EventBus([log])
     tracer = Tracer(bus)
     for i in range(700):
-        tracer.emit(Warning(code="w", message=str(i)))
+        tracer.emit(RunWarning(code="w", message=str(i)))
     log.close()
     log.close()
     assert log.acknowledged == 700
@@ -246,7 +246,7 @@ def test_two_writers_on_one_file_lose_nothing(url: str) -> None:
 
     def emit_many(tracer: Tracer) -> None:
         for i in range(600):
-            tracer.emit(Warning(code="w", message=str(i)))
+            tracer.emit(RunWarning(code="w", message=str(i)))
 
     threads = [threading.Thread(target=emit_many, args=(t,)) for t in (*own, shared)]
     for thread in threads:
@@ -270,7 +270,7 @@ def test_a_reader_sees_whole_batches_while_a_writer_commits(log: AuditLog, url: 
 
     def write() -> None:
         for i in range(3000):
-            tracer.emit(Warning(code="w", message=str(i)))
+            tracer.emit(RunWarning(code="w", message=str(i)))
             if i % 50 == 0:
                 log.flush(timeout=10)
         log.flush(timeout=10)

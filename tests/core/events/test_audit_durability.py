@@ -23,10 +23,10 @@ from findesk.core.events.model import (
     Event,
     LlmCall,
     Payload,
+    RunWarning,
     Token,
     ToolCallStarted,
     ToolResultReady,
-    Warning,
 )
 from findesk.core.events.trace import EventBus, Tracer
 
@@ -66,7 +66,7 @@ def expected(seq: int) -> tuple[str | None, Payload]:
             latency_ms=float(seq),
         )
     if kind == 3:
-        return root, Warning(code="stale_data", message=f"warning {seq}")
+        return root, RunWarning(code="stale_data", message=f"warning {seq}")
     return root, Token(text=f"token {seq} ")
 
 
@@ -148,12 +148,12 @@ def _ok(event: Event) -> bool:
 EXIT_SCRIPT = """
 import sys
 from findesk.core.events.audit import AuditLog
-from findesk.core.events.model import Done, Warning
+from findesk.core.events.model import Done, RunWarning
 from findesk.core.events.trace import EventBus, Tracer
 log = AuditLog.open(sys.argv[1]).unwrap()
 tracer = Tracer(EventBus([log]), "0190atexit000000")
 for i in range(1, 1000):
-    tracer.emit(Warning(code="w", message=str(i)))
+    tracer.emit(RunWarning(code="w", message=str(i)))
 tracer.emit(Done(summary="finished"))
 # no flush, no close: a normal interpreter exit must still commit everything
 """

@@ -16,10 +16,10 @@ from findesk.core.events.model import (
     Event,
     LlmCall,
     Payload,
+    RunWarning,
     Token,
     ToolCallStarted,
     ToolResultReady,
-    Warning,
 )
 from findesk.core.events.trace import EventBus, MemorySink, Tracer, new_run_id
 
@@ -32,7 +32,7 @@ ONE_OF_EACH: list[Payload] = [
     LlmCall(provider="openai", model="gpt-4.1", ok=True, input_tokens=10, cost_usd=0.001),
     AgentStart(agent="quote", mode="deterministic", inputs={"symbol": "AAPL"}),
     AgentEnd(agent="quote", mode="deterministic", ok=True, summary="fine"),
-    Warning(code="stale", message="old"),
+    RunWarning(code="stale", message="old"),
     Done(result={"price": 232.14}, summary="done"),
     Error(code="unavailable", message="down"),
 ]
@@ -54,7 +54,7 @@ def test_every_kind_round_trips_through_json() -> None:
 
 def test_unknown_kinds_and_fields_are_rejected() -> None:
     good = MemorySink()
-    Tracer(EventBus([good])).emit(Warning(code="w", message="m"))
+    Tracer(EventBus([good])).emit(RunWarning(code="w", message="m"))
     data = good.events[0].to_dict()
     with pytest.raises(ValidationError):
         Event.model_validate({**data, "data": {"type": "telemetry", "x": 1}})
@@ -98,8 +98,8 @@ def test_a_failing_sink_is_detached_and_the_run_goes_on(capsys: pytest.CaptureFi
 
     sink = MemorySink()
     tracer = Tracer(EventBus([Broken(), sink]))
-    tracer.emit(Warning(code="a", message="1"))
-    tracer.emit(Warning(code="b", message="2"))
+    tracer.emit(RunWarning(code="a", message="1"))
+    tracer.emit(RunWarning(code="b", message="2"))
     assert len(sink.events) == 2
     err = capsys.readouterr().err
     assert err.count("disk full") == 1 and "Broken" in err

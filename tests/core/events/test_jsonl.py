@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from findesk.core.events.jsonl import JsonlSink, read_jsonl
-from findesk.core.events.model import AgentStart, Done, LlmCall, ToolCallStarted, Warning
+from findesk.core.events.model import AgentStart, Done, LlmCall, RunWarning, ToolCallStarted
 from findesk.core.events.trace import EventBus, MemorySink, Tracer
 
 
@@ -38,7 +38,7 @@ def test_a_torn_last_line_is_skipped_and_later_appends_stay_readable(tmp_path: P
     memory = MemorySink()
     sink = JsonlSink(path)
     tracer = Tracer(EventBus([sink, memory]))
-    tracer.emit(Warning(code="a", message="kept"))
+    tracer.emit(RunWarning(code="a", message="kept"))
     sink.close()
     torn = memory.events[0].to_json()[:-20]
     with path.open("a", encoding="utf-8") as handle:
@@ -47,7 +47,7 @@ def test_a_torn_last_line_is_skipped_and_later_appends_stay_readable(tmp_path: P
 
     again = JsonlSink(path)
     tracer.bus.sinks[0] = again
-    tracer.emit(Warning(code="b", message="after the crash"))
+    tracer.emit(RunWarning(code="b", message="after the crash"))
     again.close()
     assert read_jsonl(path) == memory.events
 
@@ -67,7 +67,7 @@ def test_concurrent_writers_never_interleave_lines(tmp_path: Path) -> None:
 
     def emit() -> None:
         for _ in range(50):
-            tracer.emit(Warning(code="w", message=long_text))
+            tracer.emit(RunWarning(code="w", message=long_text))
 
     threads = [threading.Thread(target=emit) for _ in range(4)]
     for thread in threads:
@@ -82,11 +82,11 @@ def test_concurrent_writers_never_interleave_lines(tmp_path: Path) -> None:
 KILL_SCRIPT = """
 import os, signal, sys
 from findesk.core.events.jsonl import JsonlSink
-from findesk.core.events.model import Warning
+from findesk.core.events.model import RunWarning
 from findesk.core.events.trace import EventBus, Tracer
 tracer = Tracer(EventBus([JsonlSink(sys.argv[1])]), "0190killed00000")
 for i in range(1, 301):
-    tracer.emit(Warning(code="w", message=str(i)))
+    tracer.emit(RunWarning(code="w", message=str(i)))
 os.kill(os.getpid(), signal.SIGKILL)  # no close, no interpreter exit
 """
 
@@ -97,4 +97,4 @@ def test_every_written_line_survives_a_kill(tmp_path: Path) -> None:
     assert proc.returncode < 0, proc.stderr
     events = read_jsonl(path)
     assert [e.seq for e in events] == list(range(1, 301))
-    assert events[-1].data == Warning(code="w", message="300")
+    assert events[-1].data == RunWarning(code="w", message="300")

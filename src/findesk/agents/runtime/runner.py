@@ -23,7 +23,7 @@ from findesk.agents.runtime.deterministic import compose, run_playbook
 from findesk.agents.runtime.model_loop import ModelLoop
 from findesk.agents.runtime.outcome import AgentOutcome, Budget, Mode, RequestedMode
 from findesk.agents.runtime.tool_runner import ToolRunner
-from findesk.core.events.model import AgentEnd, AgentStart, Warning
+from findesk.core.events.model import AgentEnd, AgentStart, RunWarning
 from findesk.core.events.trace import Tracer
 from findesk.core.llm.chain import ModelChain
 from findesk.core.result import Err, ErrorCode, Ok, Result
@@ -66,7 +66,7 @@ class AgentRuntime:
         scope = tracer.child(start.id, agent=role.name)
         runner = ToolRunner(self.registry, self.ctx, role.tools, scope)
         if mode == "model" and chain is None:
-            scope.emit(Warning(code="model_not_configured", message=reason))
+            scope.emit(RunWarning(code="model_not_configured", message=reason))
         if chain is None:
             outcome = await self._deterministic(role, inputs, runner, mode_used, reason)
         else:
@@ -121,7 +121,7 @@ class AgentRuntime:
         else:
             # the playbook's calls were pre-fetched (or run now) through the same memo: no refetching
             scope.emit(
-                Warning(code=result.code, message=f"{result.reason}; using the deterministic composer")
+                RunWarning(code=result.code, message=f"{result.reason}; using the deterministic composer")
             )
             outcomes = prefetched if prefetched is not None else await run_playbook(role, inputs, runner)
             output = compose(role, inputs, outcomes)

@@ -88,7 +88,7 @@ class AgentEnd(_Payload):
     latency_ms: float = 0.0
 
 
-class Warning(_Payload):
+class RunWarning(_Payload):
     type: Literal["warning"] = "warning"
     code: str
     message: str
@@ -107,7 +107,7 @@ class Error(_Payload):
 
 
 Payload: TypeAlias = Annotated[
-    Token | ToolCallStarted | ToolResultReady | LlmCall | AgentStart | AgentEnd | Warning | Done | Error,
+    Token | ToolCallStarted | ToolResultReady | LlmCall | AgentStart | AgentEnd | RunWarning | Done | Error,
     Field(discriminator="type"),
 ]
 EVENT_TYPES: tuple[str, ...] = (

@@ -24,10 +24,10 @@ from findesk.core.events.model import (
     Error,
     Event,
     LlmCall,
+    RunWarning,
     Token,
     ToolCallStarted,
     ToolResultReady,
-    Warning,
 )
 
 INDENT = "  "
@@ -82,7 +82,7 @@ def describe(event: Event, summary_chars: int = 100) -> tuple[str, str] | None:
         return one_line(text, summary_chars + 40), "red"
     if isinstance(d, LlmCall):
         return _llm_line(d, summary_chars), "magenta" if d.ok else "red"
-    if isinstance(d, Warning):
+    if isinstance(d, RunWarning):
         return one_line(f"! {d.code}: {d.message}", summary_chars + 40), "yellow"
     if isinstance(d, AgentEnd):
         status = "done" if d.ok else "failed"
