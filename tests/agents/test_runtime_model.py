@@ -73,7 +73,7 @@ async def test_budget_abort_is_clean_and_explicit(lab: Lab) -> None:
     costs = [e.data.cost_usd for e in harness.sink.of_type("llm_call")]  # type: ignore[union-attr]
     assert costs == [0.008, 0.008]
     end = harness.sink.of_type("agent_end")[0].data
-    assert end.ok is False and end.input_tokens == 12_000 and end.output_tokens == 2_000  # type: ignore[union-attr]
+    assert end.fell_back and end.input_tokens == 12_000 and end.output_tokens == 2_000  # type: ignore[union-attr]
 
 
 async def test_role_cap_applies_before_the_first_turn_when_the_run_budget_is_spent(lab: Lab) -> None:

@@ -77,7 +77,8 @@ class AgentRuntime:
             AgentEnd(
                 agent=role.name,
                 mode=outcome.mode,
-                ok=not outcome.fell_back,
+                ok=True,
+                fell_back=outcome.fell_back,
                 summary=_summary(outcome.output),
                 iterations=outcome.iterations,
                 tool_calls=outcome.tool_calls,

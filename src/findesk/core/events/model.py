@@ -78,8 +78,9 @@ class AgentEnd(_Payload):
     type: Literal["agent_end"] = "agent_end"
     agent: str
     mode: str
-    ok: bool
+    ok: bool  # the agent produced its report (a fallback report counts)
     summary: str
+    fell_back: bool = False  # the model path ended on the deterministic composer
     iterations: int = 0
     tool_calls: int = 0
     input_tokens: int = 0

@@ -85,7 +85,7 @@ def describe(event: Event, summary_chars: int = 100) -> tuple[str, str] | None:
     if isinstance(d, RunWarning):
         return one_line(f"! {d.code}: {d.message}", summary_chars + 40), "yellow"
     if isinstance(d, AgentEnd):
-        status = "done" if d.ok else "failed"
+        status = ("done (deterministic fallback)" if d.fell_back else "done") if d.ok else "failed"
         calls = f"{d.tool_calls} tool call{'' if d.tool_calls == 1 else 's'}"
         text = f"■ {d.agent} {status} · {calls} · {fmt_usd(d.cost_usd)} · {fmt_ms(d.latency_ms)}"
         return text, "bold" if d.ok else "bold red"
