@@ -19,17 +19,9 @@ from pydantic import BeforeValidator, Field, StringConstraints
 from findesk.core.result import Err, Ok, Result
 from findesk.data.formats.sec import archives_url
 from findesk.data.models import Fact, Filing, FilingSection, MaterialEvent
-from findesk.tools.args import (
-    POINT_IN_TIME,
-    QUOTE_RULE,
-    SUMMARY_BUDGET,
-    Ticker,
-    ToolArgs,
-    clip,
-    exact,
-    fit_lines,
-)
+from findesk.tools.args import POINT_IN_TIME, QUOTE_RULE, Ticker, ToolArgs
 from findesk.tools.base import Tool, ToolContext
+from findesk.tools.summaries import SUMMARY_BUDGET, clip, exact, fit_lines
 
 SECTION_PREVIEW_CHARS = 1_500
 

@@ -20,17 +20,9 @@ from pydantic import Field, StringConstraints
 
 from findesk.core.result import Result
 from findesk.data.models import MacroSeries, OnchainTx, ProtocolTVL, SanctionsScreen, TokenInfo
-from findesk.tools.args import (
-    POINT_IN_TIME,
-    QUOTE_RULE,
-    ToolArgs,
-    compact,
-    exact,
-    fit_lines,
-    money,
-    when,
-)
+from findesk.tools.args import POINT_IN_TIME, QUOTE_RULE, ToolArgs
 from findesk.tools.base import Tool, ToolContext
+from findesk.tools.summaries import compact, exact, fit_lines, money, when
 
 DEFAULT_MACRO_YEARS = 5
 RECENT_POINTS = 6

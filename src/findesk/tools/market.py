@@ -18,8 +18,9 @@ from pydantic import Field, model_validator
 
 from findesk.core.result import Result
 from findesk.data.models import Company, PriceBars, Quote
-from findesk.tools.args import POINT_IN_TIME, QUOTE_RULE, SymbolArgs, Ticker, ToolArgs, compact, exact, money
+from findesk.tools.args import POINT_IN_TIME, QUOTE_RULE, SymbolArgs, Ticker, ToolArgs
 from findesk.tools.base import Tool, ToolContext
+from findesk.tools.summaries import compact, exact, money
 
 DEFAULT_LOOKBACK_DAYS = 90
 MAX_LOOKBACK_DAYS = 1_300

@@ -16,8 +16,9 @@ from pydantic import Field
 
 from findesk.core.result import Result
 from findesk.data.models import NewsItem, SocialPost, Transcript
-from findesk.tools.args import POINT_IN_TIME, QUOTE_RULE, UNVERIFIED, Ticker, ToolArgs, clip, fit_lines, when
+from findesk.tools.args import POINT_IN_TIME, QUOTE_RULE, UNVERIFIED, Ticker, ToolArgs
 from findesk.tools.base import Tool, ToolContext
+from findesk.tools.summaries import clip, fit_lines, when
 
 POST_CHARS = 200
 TRANSCRIPT_PREVIEW_CHARS = 800
