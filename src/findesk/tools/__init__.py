@@ -1,2 +1,6 @@
-"""Tools agents call: typed arguments in, ``Result`` out (``base``), and the data layer's
-capabilities exposed as tools (``data_tools``)."""
+"""Tools agents call: typed arguments in, ``Result`` out.
+
+``base`` holds the tool type and the executor, ``args`` and ``summaries`` what the tools share, and
+``market``, ``filings``, ``social`` and ``macro_crypto`` expose the data layer; ``catalog`` builds the
+default registry and the tools' context.
+"""
