@@ -27,7 +27,7 @@ from findesk.core.events.model import Done, Error
 from findesk.core.events.trace import EventBus, Sink, Tracer
 from findesk.core.llm.chain import ModelChain
 from findesk.core.llm.factory import model_chain
-from findesk.core.result import Err, ErrorCode, Ok, Result
+from findesk.core.result import Err, ErrorCode, Ok, Result, validation_reason
 from findesk.data.context import DataContext
 from findesk.data.symbols import normalize_symbol
 from findesk.tools.base import ToolRegistry
@@ -57,9 +57,7 @@ def parse_inputs(role: Role[Any, Any], raw: dict[str, Any]) -> Result[BaseModel]
     try:
         inputs = role.input_schema.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "input"
-        return Err(ErrorCode.INVALID_INPUT, f"{role.name}: {where}: {first['msg']}")
+        return Err(ErrorCode.INVALID_INPUT, f"{role.name}: {validation_reason(exc, limit=1)}")
     return check_scope(inputs).map(lambda _: inputs)
 
 

@@ -23,7 +23,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from findesk.core.result import Err, ErrorCode, Ok, Result
+from findesk.core.result import Err, ErrorCode, Ok, Result, validation_reason
 
 DataMode = Literal["auto", "snapshot", "live"]
 
@@ -182,9 +182,7 @@ def load_settings(**overrides: Any) -> Result[Settings]:
     try:
         return Ok(Settings(**overrides))
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        return Err(ErrorCode.INVALID_INPUT, f"invalid setting {where}: {first['msg']}")
+        return Err(ErrorCode.INVALID_INPUT, f"invalid setting {validation_reason(exc, limit=1)}")
     except (OSError, ValueError) as exc:  # unreadable or malformed TOML
         return Err(ErrorCode.INVALID_INPUT, f"could not read the config file: {exc}")
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Generic, NoReturn, TypeAlias, TypeVar
 
+from pydantic import ValidationError
+
 T = TypeVar("T")
 U = TypeVar("U")
 
@@ -99,3 +101,14 @@ class ResultError(Exception):
 
 def err(code: ErrorCode, reason: str, source: str | None = None, **details: Any) -> Err:
     return Err(code, reason, source, dict(details))
+
+
+def validation_reason(exc: ValidationError, *, limit: int = 5, whole: str = "input") -> str:
+    """A pydantic validation error as one line a person or a model can act on:
+    ``field: message; field: message`` for the first ``limit`` problems (``whole`` names the
+    object itself when the problem is not about one field)."""
+    parts = []
+    for problem in exc.errors()[:limit]:
+        where = ".".join(str(p) for p in problem["loc"]) or whole
+        parts.append(f"{where}: {problem['msg']}")
+    return "; ".join(parts)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from findesk.core.llm.types import ToolSpec
-from findesk.core.result import Err, ErrorCode, Ok, Result
+from findesk.core.result import Err, ErrorCode, Ok, Result, validation_reason
 
 if TYPE_CHECKING:
     from findesk.data.context import DataContext
@@ -125,7 +125,10 @@ async def execute(
         try:
             parsed = tool.args.model_validate(args_dict)
         except ValidationError as exc:
-            result = Err(ErrorCode.INVALID_INPUT, f"bad arguments for {name}: {_validation_message(exc)}")
+            result = Err(
+                ErrorCode.INVALID_INPUT,
+                f"bad arguments for {name}: {validation_reason(exc, whole='arguments')}",
+            )
         else:
             result = await _run(tool, parsed, ctx)
     latency_ms = (time.perf_counter() - started) * 1000
@@ -172,11 +175,3 @@ def _cap(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return text[: limit - 40].rstrip() + f" … [{len(text) - limit + 40} more characters cut]"
-
-
-def _validation_message(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors()[:5]:
-        where = ".".join(str(p) for p in err["loc"]) or "arguments"
-        parts.append(f"{where}: {err['msg']}")
-    return "; ".join(parts)

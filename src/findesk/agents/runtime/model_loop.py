@@ -39,7 +39,7 @@ from findesk.core.llm.types import (
     ToolSpec,
     UserText,
 )
-from findesk.core.result import Err
+from findesk.core.result import Err, validation_reason
 from findesk.tools.base import ToolOutcome, ToolRegistry
 
 SUBMIT_TOOL = "submit_report"
@@ -157,7 +157,7 @@ class ModelLoop:
         try:
             return self.role.output_schema.model_validate(arguments), None
         except ValidationError as exc:
-            return None, _errors(exc)
+            return None, validation_reason(exc, limit=8, whole="report")
 
     def _from_text(self, text: str) -> tuple[BaseModel | None, str | None]:
         """A reply without tool calls: accept a JSON report in the text, else ask for submit_report."""
@@ -251,14 +251,6 @@ def _repair_text(error: str) -> str:
         f"The report was not accepted: {error}. Call submit_report again with arguments that match "
         "its schema."
     )
-
-
-def _errors(exc: ValidationError) -> str:
-    items = []
-    for err in exc.errors()[:8]:
-        where = ".".join(str(p) for p in err["loc"]) or "report"
-        items.append(f"{where}: {err['msg']}")
-    return "; ".join(items)
 
 
 def _json_object(text: str) -> dict[str, Any] | None:
