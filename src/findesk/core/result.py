@@ -31,15 +31,16 @@ class ErrorCode(StrEnum):
     TIMEOUT = "timeout"  # the source did not answer in time
     OUT_OF_SCOPE = "out_of_scope"  # valid but outside what findesk covers (e.g. non-US listings)
     BAD_RESPONSE = "bad_response"  # the source answered with a body we could not parse
+    REFUSED = "refused"  # the request asks for something findesk never gives, e.g. investment advice
 
     @property
     def is_fallthrough(self) -> bool:
         """Whether a router may try the next vendor in its chain after this error.
 
-        Caller mistakes (invalid input, out of scope) are not retried elsewhere: another vendor would
-        reject them too, and silently trying would hide the mistake.
+        Caller mistakes (invalid input, out of scope) and refusals are not retried elsewhere: another
+        vendor would reject them too, and silently trying would hide the mistake (or the refusal).
         """
-        return self not in (ErrorCode.INVALID_INPUT, ErrorCode.OUT_OF_SCOPE)
+        return self not in (ErrorCode.INVALID_INPUT, ErrorCode.OUT_OF_SCOPE, ErrorCode.REFUSED)
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,7 @@ T = TypeVar("T")
 EXIT_CODES: dict[ErrorCode, int] = {
     ErrorCode.INVALID_INPUT: 2,
     ErrorCode.OUT_OF_SCOPE: 2,
+    ErrorCode.REFUSED: 2,
     ErrorCode.NOT_CONFIGURED: 3,
     ErrorCode.NO_DATA: 4,
     ErrorCode.NOT_FOUND: 4,
