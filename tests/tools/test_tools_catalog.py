@@ -24,6 +24,10 @@ EXPECTED = {
     "list_filings",
     "get_filing_section",
     "get_material_events",
+    "get_8k_items",
+    "get_business_overview",
+    "get_risk_factors",
+    "get_volume_anomaly",
     "get_xbrl_facts",
     "get_news",
     "get_reddit_posts",
@@ -41,7 +45,7 @@ def test_every_data_capability_is_registered_once_with_a_valid_name() -> None:
     names = [t.name for t in data_tools()]
     assert len(names) == len(set(names))
     assert set(names) == EXPECTED
-    assert all(re.fullmatch(r"[a-z_]{3,40}", n) for n in names)
+    assert all(re.fullmatch(r"[a-z][a-z0-9_]{2,39}", n) for n in names)
     assert default_registry().names() == names
 
 

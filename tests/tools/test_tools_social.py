@@ -14,11 +14,13 @@ def test_news_headlines_with_publisher_and_url(call: Call) -> None:
     out = call("get_news", symbol="AAPL", limit=3)
     assert out.ok, out.summary
     assert len(out.payload) == 3 and all(n["published_at"][:10] <= "2025-08-29" for n in out.payload)
-    assert (
+    line = (
         "- 2025-08-07 06:37Z cnbc.com: How Meta could challenge Apple and Google to become the AI king on "
         "our devices — https://www.cnbc.com/2025/08/07/how-meta-could-challenge-apple-and-google-for-ai-on-"
-        "our-devices.html"
-    ) in out.summary.splitlines()
+        "our-devices.html (id finance_news:"
+    )
+    # each line ends with the item's id, so a model can cite the exact article
+    assert any(s.startswith(line) and s.endswith(")") for s in out.summary.splitlines())
 
 
 def test_reddit_posts_are_marked_unverified_and_linked(call: Call) -> None:
@@ -48,7 +50,7 @@ def test_stocktwits_messages_with_author_and_own_label(call: Call) -> None:
     assert lines[0].startswith("UNVERIFIED user content") and "5 stocktwits posts" in lines[0]
     assert lines[1] == (
         "- 2020-04-24 18:35Z stocktwits @braves716 (1 followers): $MSFT why underperforming $QQQ $AAPL and "
-        "Nasdaq? Again. — https://stocktwits.com/braves716/message/208435113"
+        "Nasdaq? Again. — https://stocktwits.com/braves716/message/208435113 (id stocktwits:208435113)"
     )
     assert "self-labelled Bearish" in out.summary
 

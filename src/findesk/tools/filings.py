@@ -1,4 +1,4 @@
-"""SEC filing tools: the filing list, one Item section, 8-K material events, XBRL facts.
+"""SEC filing tools: the filing list, one Item section, 8-K material events and items, XBRL facts.
 
 Rules:
 - Thin: arguments are shaped, the router or the ``SectionService`` is called with ``ctx.as_of``,
@@ -16,7 +16,7 @@ from typing import Annotated, Literal
 
 from pydantic import BeforeValidator, Field, StringConstraints
 
-from findesk.core.result import Err, Ok, Result
+from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.formats.sec import archives_url
 from findesk.data.models import Fact, Filing, FilingSection, MaterialEvent
 from findesk.tools.args import POINT_IN_TIME, QUOTE_RULE, Ticker, ToolArgs
@@ -181,6 +181,58 @@ get_material_events = Tool(
 )
 
 
+EIGHT_K_LOOKBACK = 25
+ITEM_PREVIEW_CHARS = 500
+
+
+class EightKItemsArgs(ToolArgs):
+    symbol: Ticker
+    accession_number: Annotated[
+        str,
+        StringConstraints(strip_whitespace=True, pattern=r"^\d{10}-\d{2}-\d{6}$"),
+        Field(description="Accession number of the 8-K, e.g. 0000320193-24-000120 (from list_filings)."),
+    ]
+
+
+async def _eight_k_items(args: EightKItemsArgs, ctx: ToolContext) -> Result[list[FilingSection]]:
+    listed = await ctx.router.filings(args.symbol, ctx.as_of, frozenset({"8-K", "8-K/A"}), EIGHT_K_LOOKBACK)
+    if isinstance(listed, Err):
+        return listed
+    match = [f for f in listed.value if f.accession_number == args.accession_number]
+    if not match:
+        return Err(
+            ErrorCode.NOT_FOUND,
+            f"no 8-K with accession {args.accession_number} among the {len(listed.value)} newest 8-Ks of "
+            f"{args.symbol} filed on or before {ctx.as_of.isoformat()}",
+        )
+    return await ctx.sections.sections(match[0], ctx.as_of)
+
+
+def summarize_eight_k(sections: list[FilingSection]) -> str:
+    if not sections:
+        return "The 8-K document has no Item headings that could be read."
+    first = sections[0]
+    where = first.url or first.local_path or first.source.ref
+    head = f"{first.ticker} {first.form} filed {first.filing_date.isoformat()} — cite: {where}"
+    blocks = [f"Item {s.item} {s.title}: {clip(s.text, ITEM_PREVIEW_CHARS)}" for s in sections]
+    return fit_lines(head, blocks)
+
+
+get_8k_items = Tool(
+    name="get_8k_items",
+    description=(
+        "Read what one 8-K current report says, item by item (e.g. Item 2.02 results, Item 5.02 officer "
+        f"changes): the first {ITEM_PREVIEW_CHARS} characters of each item's text, with the filing's "
+        "citation. Pass the accession number from list_filings. Some stored filings have no document; "
+        f"the error says so. {POINT_IN_TIME} {QUOTE_RULE}"
+    ),
+    args=EightKItemsArgs,
+    fn=_eight_k_items,
+    summarize=summarize_eight_k,
+    timeout_s=60.0,
+)
+
+
 class XbrlFactsArgs(ToolArgs):
     symbol: Ticker
     concept: Annotated[
@@ -253,4 +305,10 @@ get_xbrl_facts = Tool(
     summarize=summarize_facts,
 )
 
-TOOLS: tuple[Tool, ...] = (list_filings, get_filing_section, get_material_events, get_xbrl_facts)
+TOOLS: tuple[Tool, ...] = (
+    list_filings,
+    get_filing_section,
+    get_material_events,
+    get_8k_items,
+    get_xbrl_facts,
+)

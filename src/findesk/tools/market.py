@@ -5,6 +5,7 @@ Rules:
   returns the router's ``Result`` unchanged; summaries only format what the value holds.
 - Every summary names the session date(s), the price basis (as traded vs adjusted) and the source,
   so each figure a model quotes can be traced back.
+- Volume anomaly computes with ``analytics.volume`` over the router's daily bars (I/O here, maths there).
 - Price history sends a summary (first/last, range, return, volume), never every bar; the bars
   stay in the full result for the audit log.
 """
@@ -14,10 +15,11 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Annotated, Self
 
-from pydantic import Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from findesk.core.result import Result
-from findesk.data.models import Company, PriceBars, Quote
+from findesk.analytics.volume import DEFAULT_THRESHOLD, DEFAULT_WINDOW, VolumeAnomaly, volume_anomaly
+from findesk.core.result import Err, ErrorCode, Ok, Result
+from findesk.data.models import Company, PriceBars, Quote, Source
 from findesk.tools.args import POINT_IN_TIME, QUOTE_RULE, SymbolArgs, Ticker, ToolArgs
 from findesk.tools.base import Tool, ToolContext
 from findesk.tools.summaries import compact, exact, money
@@ -177,4 +179,57 @@ get_price_history = Tool(
     summarize=summarize_bars,
 )
 
-TOOLS: tuple[Tool, ...] = (get_company, get_quote, get_price_history)
+# Calendar days fetched for a 30-session baseline: holidays and weekends need the margin.
+VOLUME_LOOKBACK_DAYS = 70
+
+
+class VolumeCheck(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    symbol: str
+    anomaly: VolumeAnomaly
+    source: Source
+
+
+async def _volume_anomaly(args: SymbolArgs, ctx: ToolContext) -> Result[VolumeCheck]:
+    start = ctx.as_of - timedelta(days=VOLUME_LOOKBACK_DAYS)
+    got = await ctx.router.bars(args.symbol, start, ctx.as_of, ctx.as_of)
+    if isinstance(got, Err):
+        return got
+    anomaly = volume_anomaly(got.value.bars, window=DEFAULT_WINDOW, threshold=DEFAULT_THRESHOLD)
+    if anomaly is None:
+        return Err(
+            ErrorCode.NO_DATA,
+            f"too little volume history for {args.symbol} before {ctx.as_of.isoformat()} to judge an anomaly "
+            f"({len(got.value.bars)} sessions)",
+        )
+    return Ok(VolumeCheck(symbol=got.value.symbol, anomaly=anomaly, source=got.value.source))
+
+
+def summarize_volume(v: VolumeCheck) -> str:
+    a = v.anomaly
+    z = f"z-score {a.z_score:+.2f}" if a.z_score is not None else "z-score n/a (flat baseline)"
+    ratio = f", {a.ratio:.2f}x the baseline mean" if a.ratio is not None else ""
+    verdict = "UNUSUAL" if a.unusual else "within the normal range"
+    return (
+        f"{v.symbol} volume on {a.session_date.isoformat()}: {exact(a.volume)} shares vs a mean of "
+        f"{exact(round(a.baseline_mean))} (stdev {exact(round(a.baseline_stdev))}) over the prior "
+        f"{a.baseline_sessions} sessions {a.baseline_start.isoformat()}..{a.baseline_end.isoformat()}: "
+        f"{z}{ratio}; {verdict} (|z| >= {a.threshold:g} is unusual). Source: {v.source.cite()}"
+    )
+
+
+get_volume_anomaly = Tool(
+    name="get_volume_anomaly",
+    description=(
+        "Whether a US ticker's trading volume in the last session at the run's as-of date was unusual: that "
+        f"session's volume against the prior {DEFAULT_WINDOW} sessions (mean, standard deviation, z-score, "
+        f"ratio to the mean; |z| >= {DEFAULT_THRESHOLD:g} is unusual). Use it to tell whether social chatter "
+        f"coincides with real trading activity. {POINT_IN_TIME} {QUOTE_RULE}"
+    ),
+    args=SymbolArgs,
+    fn=_volume_anomaly,
+    summarize=summarize_volume,
+)
+
+TOOLS: tuple[Tool, ...] = (get_company, get_quote, get_price_history, get_volume_anomaly)

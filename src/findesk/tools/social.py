@@ -41,7 +41,7 @@ def summarize_news(items: list[NewsItem]) -> str:
         label = f" [provider sentiment: {n.sentiment}]" if n.sentiment else ""
         lines.append(
             f"- {when(n.published_at)} {n.publisher or 'unknown publisher'}: "
-            f"{clip(n.title, POST_CHARS)}{label} — {n.url or n.source.cite()}"
+            f"{clip(n.title, POST_CHARS)}{label} — {n.url or n.source.cite()} (id {n.id})"
         )
     head = f"{len(items)} news articles, newest first (third-party reporting; check claims against filings):"
     return fit_lines(head, lines)
@@ -91,7 +91,7 @@ def _post_line(p: SocialPost) -> str:
         stats.append(f"self-labelled {p.sentiment}")
     extra = f" ({', '.join(stats)})" if stats else ""
     text = clip(p.title or p.text, POST_CHARS)
-    return f"- {when(p.published_at)} {where} {who}{extra}: {text} — {p.url or p.source.cite()}"
+    return f"- {when(p.published_at)} {where} {who}{extra}: {text} — {p.url or p.source.cite()} (id {p.id})"
 
 
 def summarize_posts(posts: list[SocialPost]) -> str:

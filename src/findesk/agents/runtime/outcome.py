@@ -15,6 +15,7 @@ from typing import Generic, Literal, TypeVar
 from pydantic import BaseModel
 
 from findesk.core.llm.types import TokenUsage
+from findesk.tools.base import ToolOutcome
 
 OutT = TypeVar("OutT", bound=BaseModel)
 Mode = Literal["deterministic", "model"]
@@ -46,3 +47,6 @@ class AgentOutcome(Generic[OutT]):
     usage: TokenUsage = field(default_factory=TokenUsage)
     cost_usd: float = 0.0
     latency_ms: float = 0.0
+    # The playbook's outcomes (run, or pre-fetched for the model), by playbook key: workflows build
+    # code-computed evidence from them, so figures never depend on what a model copied.
+    outcomes: dict[str, ToolOutcome] = field(default_factory=dict)

@@ -104,7 +104,7 @@ class AgentRuntime:
     ) -> AgentOutcome[OutT]:
         outcomes = await run_playbook(role, inputs, runner)
         output = compose(role, inputs, outcomes)
-        return AgentOutcome(output=output, mode=mode, mode_reason=reason)
+        return AgentOutcome(output=output, mode=mode, mode_reason=reason, outcomes=outcomes)
 
     async def _model_driven(
         self, role: Role[Any, OutT], inputs: BaseModel, runner: ToolRunner, scope: Tracer, chain: ModelChain
@@ -118,7 +118,12 @@ class AgentRuntime:
         if result.output is not None:
             # validated against role.output_schema by the loop
             report = cast(OutT, result.output)
-            outcome = AgentOutcome(output=report, mode="model", mode_reason=f"model chain {chain.label}")
+            outcome = AgentOutcome(
+                output=report,
+                mode="model",
+                mode_reason=f"model chain {chain.label}",
+                outcomes=prefetched or {},
+            )
         else:
             # the playbook's calls were pre-fetched (or run now) through the same memo: no refetching
             scope.emit(
@@ -132,6 +137,7 @@ class AgentRuntime:
                 mode_reason=f"model chain {chain.label}",
                 warnings=[f"{result.code}: {result.reason}"],
                 fell_back=True,
+                outcomes=outcomes,
             )
         outcome.iterations = result.iterations
         outcome.usage = result.usage
