@@ -9,6 +9,7 @@ from findesk import __version__
 from findesk.core.config import masked_settings
 from findesk.interfaces.cli import session as ses
 from findesk.interfaces.cli.agent_cmds import agents_app
+from findesk.interfaces.cli.brief_cmd import brief
 from findesk.interfaces.cli.data_cmds import data_app
 from findesk.interfaces.cli.runs_cmds import runs_app
 
@@ -24,6 +25,7 @@ app.add_typer(data_app, name="data")
 app.add_typer(agents_app, name="agents")
 app.add_typer(config_app, name="config")
 app.add_typer(runs_app, name="runs")
+app.command("brief")(brief)
 
 
 @app.command()

@@ -1,0 +1,256 @@
+"""The briefing in the terminal: one screen by default, everything with ``details``.
+
+Rules:
+- Presentation only; never raises on odd input. Content and figures come from the plain-text parts of
+  ``findesk.workflows.brief.render_markdown`` so the three renderings agree.
+- Every piece of data text goes through ``rich.markup.escape`` and is printed without emoji codes or
+  highlighting: "[bold red]x[/]" or ":rocket:" in a post is printed as written, never interpreted.
+- The one-screen view keeps to ``SCREEN_LINES`` lines at 120 columns: each part has a fixed line budget
+  and is clipped with "…" (headline 1, summary 2, snapshot 3, business 2, last ``MAX_FILINGS`` filings
+  and top ``MAX_RISKS`` risk headings one line each, social 6, divergences 1 + ``MAX_DIVERGENCES``,
+  audit 1, disclaimer 2), and ends with the hint to use ``--details``.
+"""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from findesk.workflows.brief import render_markdown as txt
+from findesk.workflows.brief.models import SECTION_TITLES, Briefing
+
+SCREEN_LINES = 45
+MAX_FILINGS = 5
+MAX_RISKS = 5
+MAX_DIVERGENCES = 2
+HINT = "… run with --details for the full briefing (findings, excerpts, claims, tool calls, sources)"
+UNVERIFIED = f"[bold yellow]{escape(txt.UNVERIFIED)}[/]"
+
+
+def _put(console: Console, markup: str, max_lines: int | None = None) -> None:
+    """Print markup (data already escaped); with ``max_lines``, wrap and clip to that many lines."""
+    text = Text.from_markup(markup, emoji=False)
+    if max_lines is None:
+        console.print(text, emoji=False, highlight=False)
+        return
+    width = max(10, console.width)
+    lines = list(text.wrap(console, width))
+    if len(lines) > max_lines:
+        lines = lines[:max_lines]
+        last = lines[-1]
+        last.rstrip()
+        last.truncate(width - 1)
+        last.append("…")
+    for line in lines:
+        console.print(line, no_wrap=True, overflow="ellipsis", emoji=False, highlight=False)
+
+
+def _clipped(console: Console, body: str, tail: str = "", style: str = "") -> None:
+    """One line: plain ``body`` clipped with "…" so that the ``tail`` markup (a footnote) stays visible."""
+    room = max(10, console.width - Text.from_markup(tail).cell_len - 1)
+    text = escape(txt.clip(txt.one_line(body), room))
+    _put(console, (f"[{style}]{text}[/]" if style else text) + (f" {tail}" if tail else ""), 1)
+
+
+def _cite(b: Briefing, key: str) -> str:
+    n = b.source_number(key)
+    return f"[cyan]{escape(f'[{n}]')}[/]" if n is not None else f"[cyan]({escape(key)})[/]"
+
+
+def _title(console: Console, n: int) -> None:
+    console.rule(f"[bold]{escape(SECTION_TITLES[n])}[/]", align="left", style="dim")
+
+
+def _message(console: Console, message: str | None, max_lines: int | None = None) -> None:
+    if message:
+        _put(console, f"[yellow]{escape(message)}[/]", max_lines)
+
+
+def _header(console: Console, b: Briefing, details: bool) -> None:
+    headline, summary = txt.one_line(b.headline), txt.one_line(b.summary)
+    _put(console, f"[bold]{escape(headline)}[/]", None if details else 1)
+    if not details:
+        # the deterministic summary opens with the headline: on one screen, say it once
+        summary = summary.removeprefix(headline).lstrip(". ") or summary
+    _put(console, escape(summary), None if details else 2)
+
+
+def _snapshot(console: Console, b: Briefing, details: bool) -> None:
+    limit = None if details else 1
+    _put(console, f"[bold]{escape(txt.company_line(b))}[/]", limit)
+    _message(console, b.snapshot.message, limit)
+    quote = txt.quote_lines(b)
+    if quote:
+        _put(console, f"[bold]{escape(quote[0])}[/] · {escape(txt.data_mode(b))}", limit)
+        _put(console, escape(quote[1]), limit)
+    if details:
+        source = txt.quote_source(b)
+        if source:
+            _put(console, f"[dim]{escape(source)}[/]")
+
+
+def _business(console: Console, b: Briefing, details: bool) -> None:
+    s = b.business
+    _message(console, s.message, None if details else 1)
+    if not details:
+        if s.findings:
+            first = s.findings[0]
+            _put(console, f"{escape(txt.one_line(first.claim))} {_cite(b, first.citation)}", 2)
+        return
+    for f in s.findings:
+        _put(console, f"{escape(f.claim)} {_cite(b, f.citation)}")
+    for fact in s.facts:
+        _put(console, f"  {escape(txt.fact_text(fact))} {_cite(b, fact.citation)}")
+
+
+def _events(console: Console, b: Briefing, details: bool) -> None:
+    s = b.events
+    _message(console, s.message, None if details else 1)
+    shown = s.filings if details else s.filings[:MAX_FILINGS]
+    for f in shown:
+        if details:
+            _put(console, f"{escape(txt.filing_head(f))} {_cite(b, f.citation)}")
+        else:
+            _clipped(console, txt.filing_head(f), _cite(b, f.citation))
+        if details:
+            for item in f.items:
+                if item.excerpt:
+                    _put(console, f"  [dim]Item {escape(item.item)}:[/] {escape(txt.one_line(item.excerpt))}")
+            if f.content_note:
+                _put(console, f"  [dim]{escape(f.content_note)}[/]")
+    if details:
+        for x in s.findings:
+            title = f"[bold]{escape(x.title)}[/]: " if x.title else ""
+            _put(console, f"• {title}{escape(x.claim)} {_cite(b, x.citation)}")
+    elif len(s.filings) > MAX_FILINGS:
+        _put(console, f"[dim]+{len(s.filings) - MAX_FILINGS} more filings[/]", 1)
+
+
+def _risks(console: Console, b: Briefing, details: bool) -> None:
+    s = b.risks
+    _message(console, s.message, None if details else 1)
+    shown = s.risks if details else s.risks[:MAX_RISKS]
+    for n, f in enumerate(shown, 1):
+        heading = txt.one_line(f.title or f.claim)
+        if details:
+            title = f"[bold]{escape(f.title)}[/] — " if f.title else ""
+            _put(console, f"{n}. {title}{escape(f.claim)} {_cite(b, f.citation)}")
+        else:
+            _clipped(console, f"{n}. {heading}", _cite(b, f.citation))
+    if not details and len(s.risks) > MAX_RISKS:
+        _put(console, f"[dim]+{len(s.risks) - MAX_RISKS} more risks[/]", 1)
+
+
+def _social(console: Console, b: Briefing, details: bool) -> None:
+    r = b.social.report
+    limit = None if details else 1
+    _put(console, f"[bold yellow]{escape(r.disclaimer)}[/]", None if details else 2)
+    _message(console, b.social.message, limit)
+    window = f"{r.window_start.isoformat()}..{r.as_of.isoformat()}"
+    _put(console, escape(f"{window}: {txt.tone_line(r)}"), limit)
+    themes = txt.themes_line(r, limit=len(r.themes) if details else 3)
+    if themes and not details:
+        _put(console, escape(themes), 1)
+    volume = txt.volume_line(r.volume.anomaly) if r.volume else "volume anomaly not computed"
+    if not details:
+        z = txt.volume_z(r.volume.anomaly) if r.volume else "volume anomaly not computed"
+        flags = f"pump-bot flags {len(r.pump_flags):,} of {r.posts_scored:,} posts scored"
+        _put(console, escape(f"{flags} · {txt.plural(len(r.claims), 'claim')} [UNVERIFIED] · {z}"), 1)
+        return
+    subs = txt.subreddits_line(r)
+    if subs:
+        _put(console, f"[dim]{escape(subs)}[/]")
+    for t in r.themes:
+        ids = ", ".join(t.post_ids)
+        head = f"• [bold]{escape(t.theme)}[/]:"
+        _put(console, f"{head} {escape(t.summary)} [dim]({escape(ids)})[/]")
+    _put(console, f"[bold]Claims ({len(r.claims):,})[/]")
+    for c in r.claims:
+        _put(console, f"  {UNVERIFIED} {escape(txt.claim_head(c))} — {escape(c.url or 'no URL')}")
+    _put(console, f"[bold]Pump-bot flags: {len(r.pump_flags):,} of {r.posts_scored:,} posts scored[/]")
+    for p in r.pump_flags:
+        head = f"{txt.who(p.platform, p.author)} post {p.post_id}, score {p.score:.2f} — {p.url or 'no URL'}"
+        _put(console, f"  {UNVERIFIED} {escape(head)}")
+        for reason in p.reasons:
+            _put(console, f"      - {escape(reason)}")
+    source = f" [dim](source: {escape(r.volume.source)})[/]" if r.volume else ""
+    _put(console, escape(volume) + source)
+    _put(console, f"[dim]{len(r.posts):,} posts and articles in the window (listed in --format html)[/]")
+
+
+def _divergences(console: Console, b: Briefing, details: bool) -> None:
+    s = b.divergences
+    limit = None if details else 1
+    _put(console, f"{len(s.divergences):,} divergence(s) among {s.claims_checked:,} claim(s) checked", limit)
+    _message(console, s.message, limit)
+    shown = s.divergences if details else s.divergences[:MAX_DIVERGENCES]
+    for n, d in enumerate(shown, 1):
+        verdict = f"[bold red]{escape(txt.verdict_text(d))}[/]"
+        if not details:
+            _put(console, f"{n}. {UNVERIFIED} {verdict}: {escape(txt.claim_head(d.claim))}", 1)
+            continue
+        cites = " ".join(_cite(b, k) for k in d.official.citations) or "no citation"
+        _put(
+            console,
+            f"{n}. {UNVERIFIED} {escape(txt.claim_head(d.claim))} — {escape(d.claim.url or 'no URL')}",
+        )
+        _put(console, f"   verdict: {verdict}")
+        _put(console, f"   official: {escape(d.official.statement)} {cites}")
+
+
+def _tool_table(b: Briefing) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for name in txt.TOOL_COLUMNS:
+        table.add_column(name, justify="right" if name == "latency ms" else "left", overflow="fold")
+    for t in b.audit.tool_calls:
+        cells = [escape(c) for c in txt.tool_row(t)]
+        if t.status != "ok":
+            cells[2] = f"[bold red]{cells[2]}[/]"
+        table.add_row(*(Text.from_markup(c, emoji=False) for c in cells))
+    return table
+
+
+def _audit(console: Console, b: Briefing, details: bool) -> None:
+    a = b.audit
+    _message(console, a.message, None if details else 1)
+    if not details:
+        _put(console, escape(txt.audit_line(b)), 1)
+        return
+    _put(console, escape(f"{txt.audit_line(b)} · run {b.audit.run_id}"))
+    for line in txt.agents_mode_lines(b):
+        _put(console, f"  {escape(line)}")
+    usage = txt.usage_line(b)
+    if usage:
+        _put(console, escape(usage))
+    _put(console, f"[bold]Warnings ({len(a.warnings):,})[/]")
+    for w in a.warnings:
+        _put(console, f"  [yellow]- {escape(w)}[/]")
+    errors = txt.plural(txt.tool_errors(b), "error")
+    _put(console, f"[bold]Tool calls ({len(a.tool_calls):,}, {errors})[/]")
+    if a.tool_calls:
+        console.print(_tool_table(b), emoji=False, highlight=False)
+    for u in a.untraced_numbers:
+        _put(console, f"  [yellow]untraced number {escape(u.text)} in “{escape(u.sentence)}”[/]")
+    for x in a.advice_removed:
+        _put(console, f"  [yellow]advice removed ({escape(x.kind)}): “{escape(x.sentence)}”[/]")
+    _put(console, f"[bold]Sources ({len(b.sources):,})[/]")
+    for n, s in enumerate(b.sources, 1):
+        _put(console, escape(f"[{n}] {txt.one_line(s.label)} — {s.key}"))
+
+
+_PARTS = (_snapshot, _business, _events, _risks, _social, _divergences, _audit)
+
+
+def draw(console: Console, b: Briefing, *, details: bool = False) -> None:
+    """Print the briefing: one screen (about ``SCREEN_LINES`` lines at 120 columns), or all of it."""
+    _header(console, b, details)
+    for n, part in enumerate(_PARTS):
+        _title(console, n)
+        part(console, b, details)
+    console.print()
+    _put(console, f"[dim]{escape(b.disclaimer)}[/]", None if details else 2)
+    if not details:
+        _put(console, f"[dim]{escape(HINT)}[/]", 1)

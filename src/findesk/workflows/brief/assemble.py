@@ -1,0 +1,164 @@
+"""Assemble the briefing from the typed reports, and apply the output guards.
+
+Rules:
+- Pure: reports, coordinator notes and audit records in; a ``Briefing`` out.
+- Sections keep their fixed order; an empty section carries the reason in ``message``.
+- Output guards run in both modes over every sentence the desk writes (headline, summary, findings,
+  theme summaries, divergence statements): investment advice is removed sentence by sentence and
+  listed in the audit; numbers are traced against the run's tool results and reports. A coordinator
+  summary with an untraceable number is replaced by the deterministic one, and the numbers are listed.
+- Quoted posts and headlines are shown as quotations under the UNVERIFIED label, not as our prose.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from findesk.agents.roles.brief.coordinator import CoordinatorNotes
+from findesk.agents.roles.brief.reports import Finding, OfficialReport, SocialReport, ThemeNote
+from findesk.analytics.divergence import Divergence
+from findesk.guardrails.advice import AdviceFinding, scrub_advice
+from findesk.guardrails.number_trace import NumberPool, UntracedNumber, untraced_numbers
+from findesk.workflows.brief.models import (
+    AgentRecord,
+    AuditSection,
+    Briefing,
+    BusinessSection,
+    DivergencesSection,
+    EventsSection,
+    RisksSection,
+    SnapshotSection,
+    SocialSection,
+    ToolCallRecord,
+)
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    run_id: str
+    data_mode: str
+    as_of: date
+    mode: str  # "deterministic" / "model"
+    agents: list[AgentRecord]
+    tool_calls: list[ToolCallRecord]
+    warnings: list[str]  # the agents' own warnings (fallbacks, budget, invalid output)
+    round_trips: int
+
+
+class _Guard:
+    def __init__(self, pool: NumberPool) -> None:
+        self.pool = pool
+        self.advice: list[AdviceFinding] = []
+        self.untraced: list[UntracedNumber] = []
+
+    def text(self, value: str) -> str:
+        clean, found = scrub_advice(value)
+        self.advice += found
+        self.untraced += untraced_numbers(clean, self.pool)
+        return clean
+
+    def finding(self, f: Finding) -> Finding:
+        title = self.text(f.title) if f.title else f.title
+        return f.model_copy(update={"claim": self.text(f.claim), "title": title})
+
+    def theme(self, t: ThemeNote) -> ThemeNote:
+        return t.model_copy(update={"summary": self.text(t.summary)})
+
+
+def _first(warnings: list[str], prefix: str) -> str | None:
+    return next((w for w in warnings if w.startswith(prefix)), None)
+
+
+def assemble(
+    official: OfficialReport,
+    social: SocialReport,
+    divergences: list[Divergence],
+    notes: CoordinatorNotes,
+    fallback_notes: CoordinatorNotes,
+    run: RunFacts,
+    pool: NumberPool,
+) -> Briefing:
+    guard = _Guard(pool)
+    warnings = [*official.warnings, *social.warnings, *run.warnings]
+
+    headline, summary = guard.text(notes.headline), guard.text(notes.summary)
+    if guard.untraced and notes != fallback_notes:
+        listed = ", ".join(u.text for u in guard.untraced)
+        warnings.append(
+            f"number_trace: the summary had numbers not found in this run's data ({listed}); "
+            "the deterministic summary is shown instead"
+        )
+        headline, summary = fallback_notes.headline, fallback_notes.summary
+    findings = [guard.finding(f) for f in official.findings]
+    social = social.model_copy(update={"themes": [guard.theme(t) for t in social.themes]})
+    if guard.advice:
+        warnings.append(
+            f"advice_removed: {len(guard.advice)} sentence(s) giving investment advice were removed"
+        )
+
+    business = [f for f in findings if f.kind == "business"]
+    risks = [f for f in findings if f.kind == "risk"]
+    events = [f for f in findings if f.kind == "event"]
+    quote_msg = f"Live quote unavailable: {official.quote_error}" if official.quote is None else None
+    return Briefing(
+        symbol=official.symbol,
+        as_of=run.as_of,
+        headline=headline,
+        summary=summary,
+        snapshot=SnapshotSection(
+            symbol=official.symbol, company=official.company, quote=official.quote, message=quote_msg
+        ),
+        business=BusinessSection(
+            findings=business,
+            facts=official.facts,
+            message=None
+            if business
+            else _first(warnings, "Business overview") or "No business overview found.",
+        ),
+        events=EventsSection(
+            filings=official.filings,
+            findings=events,
+            message=None
+            if official.filings
+            else _first(warnings, "Filings") or "No 10-K or 8-K filings found.",
+        ),
+        risks=RisksSection(
+            risks=risks,
+            message=None if risks else _first(warnings, "Risk factors") or "No risk factors found.",
+        ),
+        social=SocialSection(report=social, message=None if social.posts else _social_message(social)),
+        divergences=DivergencesSection(
+            divergences=divergences,
+            claims_checked=len(social.claims),
+            message=_divergence_message(social, divergences),
+        ),
+        audit=AuditSection(
+            run_id=run.run_id,
+            data_mode=run.data_mode,
+            as_of=run.as_of,
+            mode="model" if run.mode == "model" else "deterministic",
+            agents=run.agents,
+            tool_calls=run.tool_calls,
+            warnings=warnings,
+            model_round_trips=run.round_trips,
+            untraced_numbers=guard.untraced,
+            advice_removed=guard.advice,
+        ),
+        sources=official.sources,
+    )
+
+
+def _social_message(social: SocialReport) -> str:
+    return (
+        f"No posts or articles in the window {social.window_start.isoformat()}..{social.as_of.isoformat()}"
+        + (f" ({'; '.join(social.warnings)})" if social.warnings else "")
+    )
+
+
+def _divergence_message(social: SocialReport, divergences: list[Divergence]) -> str | None:
+    if divergences:
+        return None
+    if not social.claims:
+        return "No checkable claims (events or figures) were found in the posts and articles of the window."
+    return f"None: the {len(social.claims)} checkable claim(s) are consistent with the filings."

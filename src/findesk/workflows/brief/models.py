@@ -1,0 +1,138 @@
+"""The briefing as a typed report: seven sections in a fixed order, the same in both modes.
+
+Rules:
+- Every section is present. A section without data says why in ``message`` (and the warning is in the
+  audit section): never invented content, never a silent gap.
+- Official content cites ``sources`` by key; social content is UNVERIFIED and says so.
+- Figures are copied from typed tool results by code, never written by a model.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from findesk.agents.roles.brief.reports import (
+    CompanyView,
+    FactView,
+    FilingView,
+    Finding,
+    QuoteView,
+    SocialReport,
+    SourceRef,
+)
+from findesk.analytics.divergence import Divergence
+from findesk.guardrails.advice import AdviceFinding
+from findesk.guardrails.number_trace import UntracedNumber
+
+DISCLAIMER = (
+    "For information only: findesk summarizes filings, market data and public posts; it does not give "
+    "investment advice, recommendations, price targets or allocations."
+)
+SECTION_TITLES = (
+    "Snapshot",
+    "Business snapshot",
+    "Material events",
+    "Top risks",
+    "Social signal (UNVERIFIED)",
+    "Divergences",
+    "Sources and audit",
+)
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    message: str | None = None  # why the section is empty or partial
+
+
+class SnapshotSection(Section):
+    symbol: str
+    company: CompanyView | None = None
+    quote: QuoteView | None = None
+
+
+class BusinessSection(Section):
+    findings: list[Finding] = Field(default_factory=list)
+    facts: list[FactView] = Field(default_factory=list)  # latest reported revenue and EPS, cited
+
+
+class EventsSection(Section):
+    filings: list[FilingView] = Field(default_factory=list)
+    findings: list[Finding] = Field(default_factory=list)
+
+
+class RisksSection(Section):
+    risks: list[Finding] = Field(default_factory=list)
+
+
+class SocialSection(Section):
+    report: SocialReport
+
+
+class DivergencesSection(Section):
+    divergences: list[Divergence] = Field(default_factory=list)
+    claims_checked: int = 0
+
+
+class ToolCallRecord(BaseModel):
+    agent: str
+    name: str
+    arguments: dict[str, object]
+    status: str  # "ok" or the error code
+    latency_ms: float
+    cached: bool = False
+    summary: str  # first line of the tool's summary or its error
+
+
+class AgentRecord(BaseModel):
+    name: str
+    mode: str
+    mode_reason: str
+    fell_back: bool = False
+    model_turns: int = 0
+    tool_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_ms: float = 0.0
+
+
+class AuditSection(Section):
+    run_id: str
+    data_mode: str  # "offline snapshot as of 2025-08-29" / "live"
+    as_of: date
+    mode: Literal["deterministic", "model"]
+    agents: list[AgentRecord] = Field(default_factory=list)
+    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    model_round_trips: int = 0  # sequential model calls on the critical path
+    untraced_numbers: list[UntracedNumber] = Field(default_factory=list)
+    advice_removed: list[AdviceFinding] = Field(default_factory=list)
+
+
+class Briefing(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    symbol: str
+    as_of: date
+    headline: str
+    summary: str
+    snapshot: SnapshotSection
+    business: BusinessSection
+    events: EventsSection
+    risks: RisksSection
+    social: SocialSection
+    divergences: DivergencesSection
+    audit: AuditSection
+    sources: list[SourceRef] = Field(default_factory=list)
+    disclaimer: str = DISCLAIMER
+
+    def source_number(self, key: str) -> int | None:
+        """1-based footnote number of a source key, as the renderers print it."""
+        for n, ref in enumerate(self.sources, 1):
+            if ref.key == key:
+                return n
+        return None

@@ -1,0 +1,249 @@
+"""The briefing as one self-contained HTML page.
+
+Rules:
+- Presentation only: pure, never raises on odd input.
+- Self-contained: inline CSS, no scripts, nothing fetched (no CDN, fonts, images or CSS ``url()``); a
+  Content-Security-Policy meta tag forbids anything else should data ever slip through.
+- Every piece of data text (filings, posts, news, model prose, tool arguments and summaries) goes
+  through ``html.escape``; nothing from data is inserted raw. Links only for ``http(s)://`` URLs, escaped,
+  with ``rel="noopener noreferrer nofollow"``; any other URL is shown as text.
+- Same content and order as the Markdown rendering (see ``render_markdown``): the seven sections of
+  ``SECTION_TITLES``, footnotes ``[n]`` on official content, ``[UNVERIFIED]`` on every social claim line,
+  figures as the model holds them, ``b.disclaimer`` last.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Iterable
+
+from findesk.workflows.brief import render_markdown as txt
+from findesk.workflows.brief.models import SECTION_TITLES, Briefing
+
+_CSS = """
+body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d232b;background:#f6f7f9;
+margin:0}
+main{max-width:980px;margin:0 auto;padding:24px 28px;background:#fff}
+h1{font-size:1.45em;margin:.2em 0}
+h2{font-size:1.15em;border-bottom:2px solid #d8dde3;padding-bottom:4px;margin-top:1.8em}
+.meta,.muted{color:#5b6675}.summary{font-size:1.05em}
+.message{background:#fff7e0;border-left:4px solid #e0a800;padding:6px 10px}
+.unverified{color:#9a3412;font-weight:600}.cite{color:#2457a6;font-size:.85em}
+.disclaimer{background:#fdf2f2;border-left:4px solid #c0392b;padding:6px 10px}
+.verdict{font-weight:600;color:#9a3412}
+table{border-collapse:collapse;width:100%;font-size:.85em}
+th,td{border:1px solid #d8dde3;padding:3px 6px;text-align:left;vertical-align:top}
+td.num{text-align:right;white-space:nowrap}
+.err{color:#b00020;font-weight:600}
+blockquote{margin:.3em 0 .3em 1em;color:#3d4652;border-left:3px solid #d8dde3;padding-left:8px}
+footer{margin-top:2em;border-top:1px solid #d8dde3;padding-top:8px}
+"""
+_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'none'"
+_REL = "noopener noreferrer nofollow"
+UNVERIFIED = f'<span class="unverified">{html.escape(txt.UNVERIFIED)}</span>'
+
+
+def e(text: object) -> str:
+    """Data as inert HTML text."""
+    return html.escape(txt.NONE if text is None else str(text), quote=True)
+
+
+def link(url: str | None, label: str | None = None) -> str:
+    if url is None or not url.strip():
+        return '<span class="muted">no URL</span>'
+    if txt.is_http(url):
+        return f'<a href="{e(url.strip())}" rel="{_REL}">{e(label or url.strip())}</a>'
+    return f'<span class="url">{e(url)}</span>'
+
+
+def cite(b: Briefing, key: str) -> str:
+    n = b.source_number(key)
+    return f'<span class="cite">[{n}]</span>' if n is not None else f'<span class="cite">({link(key)})</span>'
+
+
+def _ul(items: Iterable[str], empty: str = "none") -> str:
+    rows = [f"<li>{item}</li>" for item in items]
+    return f"<ul>{''.join(rows)}</ul>" if rows else f'<p class="muted">{e(empty)}</p>'
+
+
+def _message(text: str | None) -> str:
+    return f'<p class="message">{e(text)}</p>' if text else ""
+
+
+def _snapshot(b: Briefing) -> str:
+    parts = [f"<p><strong>{e(txt.company_line(b))}</strong></p>", _message(b.snapshot.message)]
+    items = [e(line) for line in txt.quote_lines(b)]
+    source = txt.quote_source(b)
+    items += [e(source)] if source else []
+    items.append(f"data: {e(txt.data_mode(b))}")
+    return "".join(parts) + _ul(items)
+
+
+def _business(b: Briefing) -> str:
+    s = b.business
+    out = [_message(s.message)]
+    out += [f"<p>{e(f.claim)} {cite(b, f.citation)}</p>" for f in s.findings]
+    if s.facts:
+        out.append("<p>Latest reported figures:</p>")
+        out.append(_ul(f"{e(txt.fact_text(f))} {cite(b, f.citation)}" for f in s.facts))
+    return "".join(out)
+
+
+def _events(b: Briefing) -> str:
+    s = b.events
+    out = [_message(s.message)]
+    rows = []
+    for f in s.filings:
+        inner = [f"Item {e(i.item)}: {e(i.excerpt)}" for i in f.items if i.excerpt]
+        inner += [f'<span class="muted">{e(f.content_note)}</span>'] if f.content_note else []
+        sub = _ul(inner) if inner else ""
+        rows.append(f"{e(txt.filing_head(f))} {cite(b, f.citation)}{sub}")
+    out.append(_ul(rows, "no filings") if s.filings else "")
+    if s.findings:
+        out.append("<p>What the filings say:</p>")
+        titled = ((f"<strong>{e(x.title)}</strong>: " if x.title else "", x) for x in s.findings)
+        out.append(_ul(f"{title}{e(x.claim)} {cite(b, x.citation)}" for title, x in titled))
+    return "".join(out)
+
+
+def _risks(b: Briefing) -> str:
+    s = b.risks
+    rows = [
+        (f"<strong>{e(f.title)}</strong> — " if f.title else "") + f"{e(f.claim)} {cite(b, f.citation)}"
+        for f in s.risks
+    ]
+    return _message(s.message) + (f"<ol>{''.join(f'<li>{r}</li>' for r in rows)}</ol>" if rows else "")
+
+
+def _social(b: Briefing) -> str:
+    r = b.social.report
+    out = [f'<p class="disclaimer">{e(r.disclaimer)}</p>', _message(b.social.message)]
+    window = f"{r.window_start.isoformat()}..{r.as_of.isoformat()}"
+    out.append(f"<p>Window {e(window)}: {e(txt.tone_line(r))}.</p>")
+    subs = txt.subreddits_line(r)
+    out += [f'<p class="muted">{e(subs)}</p>'] if subs else []
+    if r.themes:
+        out.append("<p>Themes (what posters say):</p>")
+        out.append(
+            _ul(
+                f"<strong>{e(t.theme)}</strong>: {e(t.summary)} "
+                f'<span class="muted">(posts: {e(", ".join(t.post_ids))})</span>'
+                for t in r.themes
+            )
+        )
+    out.append(f"<p>Claims ({len(r.claims):,}):</p>")
+    out.append(_ul(f"{UNVERIFIED} {e(txt.claim_head(c))} — {link(c.url)}" for c in r.claims))
+    out.append(f"<p>Pump-bot flags: {len(r.pump_flags):,} of {r.posts_scored:,} posts scored</p>")
+    flags = []
+    for p in r.pump_flags:
+        reasons = _ul((e(x) for x in p.reasons), "no reason recorded")
+        head = f"{UNVERIFIED} {e(txt.who(p.platform, p.author))} post {e(p.post_id)}, score {p.score:.2f}"
+        flags.append(f"{head} — {link(p.url)}{reasons}")
+    out.append(_ul(flags) if flags else "")
+    if r.volume is not None:
+        out.append(f"<p>{e(txt.volume_line(r.volume.anomaly))} (source: {link(r.volume.source)})</p>")
+    else:
+        out.append("<p>Volume anomaly: not computed (too little history).</p>")
+    if r.posts:
+        rows = (
+            f"{UNVERIFIED} {e(txt.post_head(p))} — {link(p.url)}<blockquote>{e(p.text)}</blockquote>"
+            for p in r.posts
+        )
+        out.append(
+            f"<details><summary>Posts and articles in the window ({len(r.posts):,})</summary>{_ul(rows)}"
+            "</details>"
+        )
+    return "".join(out)
+
+
+def _divergences(b: Briefing) -> str:
+    s = b.divergences
+    out = [
+        f"<p>{len(s.divergences):,} divergence(s) among {s.claims_checked:,} claim(s) checked.</p>",
+        _message(s.message),
+    ]
+    rows = []
+    for d in s.divergences:
+        cites = " ".join(cite(b, k) for k in d.official.citations) or '<span class="muted">no citation</span>'
+        rows.append(
+            f"{UNVERIFIED} {e(txt.claim_head(d.claim))} — {link(d.claim.url)}"
+            f'<br><span class="verdict">{e(txt.verdict_text(d))}</span>'
+            f"<br>official: {e(d.official.statement)} {cites}"
+        )
+    out.append(f"<ol>{''.join(f'<li>{r}</li>' for r in rows)}</ol>" if rows else "")
+    return "".join(out)
+
+
+def _tool_table(b: Briefing) -> str:
+    calls = b.audit.tool_calls
+    if not calls:
+        return '<p class="muted">no tool calls</p>'
+    head = "".join(f"<th>{e(c)}</th>" for c in txt.TOOL_COLUMNS)
+    rows = []
+    for t in calls:
+        cells = txt.tool_row(t)
+        status = f'<td class="err">{e(cells[2])}</td>' if t.status != "ok" else f"<td>{e(cells[2])}</td>"
+        rows.append(
+            f"<tr><td>{e(cells[0])}</td><td>{e(cells[1])}</td>{status}"
+            f'<td class="num">{e(cells[3])}</td><td>{e(cells[4])}</td><td>{e(cells[5])}</td>'
+            f"<td>{e(cells[6])}</td></tr>"
+        )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _audit(b: Briefing) -> str:
+    a = b.audit
+    items = [f"data: {e(txt.data_mode(b))}", f"mode: {e(a.mode)}", f"run: {e(a.run_id)}"]
+    items.append("agents:" + _ul(e(line) for line in txt.agents_mode_lines(b)))
+    items.append(f"model round trips: {a.model_round_trips:,}")
+    usage = txt.usage_line(b)
+    items += [e(usage)] if usage else []
+    out = [_message(a.message), _ul(items)]
+    out += [f"<p>Warnings ({len(a.warnings):,}):</p>", _ul(e(w) for w in a.warnings)]
+    out += [
+        f"<p>Tool calls ({len(a.tool_calls):,}, {txt.plural(txt.tool_errors(b), 'error')}):</p>",
+        _tool_table(b),
+    ]
+    if a.untraced_numbers:
+        out.append("<p>Numbers not found in this run's data:</p>")
+        out.append(_ul(f"{e(u.text)} in “{e(u.sentence)}”" for u in a.untraced_numbers))
+    if a.advice_removed:
+        out.append("<p>Advice removed:</p>")
+        out.append(_ul(f"{e(x.kind)}: “{e(x.sentence)}”" for x in a.advice_removed))
+    out.append("<p>Sources:</p>")
+    out.append(_ul(f"[{n}] {e(s.label)} — {link(s.key)}" for n, s in enumerate(b.sources, 1)))
+    return "".join(out)
+
+
+_BODIES: tuple[Callable[[Briefing], str], ...] = (
+    _snapshot,
+    _business,
+    _events,
+    _risks,
+    _social,
+    _divergences,
+    _audit,
+)
+
+
+def to_html(b: Briefing) -> str:
+    """The whole briefing as one self-contained HTML page. Never raises."""
+    title = f"{b.symbol} briefing — as of {b.as_of.isoformat()}"
+    sections = "\n".join(
+        f'<section id="section-{n}"><h2>{e(name)}</h2>{body(b)}</section>'
+        for n, (name, body) in enumerate(zip(SECTION_TITLES, _BODIES, strict=True), 1)
+    )
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
+        '<meta name="referrer" content="no-referrer">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{e(title)}</title><style>{_CSS}</style></head>\n"
+        "<body><main>\n"
+        f'<header><p class="meta">{e(title)}</p><h1>{e(b.headline)}</h1>'
+        f'<p class="summary">{e(b.summary)}</p></header>\n'
+        f"{sections}\n"
+        f'<footer><p class="disclaimer">{e(b.disclaimer)}</p></footer>\n'
+        "</main></body></html>\n"
+    )

@@ -1,0 +1,170 @@
+"""Run one advisor briefing: input guards, the graph, the output guards, one ``done`` or ``error`` event.
+
+Rules:
+- Input guards run before any tool: the question (optional) is capped at 2,000 characters and refused
+  when it asks for advice; the ticker must be a US listing (any symbol with a ``.`` is out of scope).
+- A run always ends with exactly one ``done`` (carrying the briefing) or ``error`` event; returns
+  ``Err`` instead of raising.
+- The same graph, sections and guards serve both modes; the mode is chosen per agent from the
+  configured models (no key: deterministic, and the audit section says so).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from findesk.agents.run import settings_models
+from findesk.agents.runtime import AgentRuntime, Budget, ModelResolver
+from findesk.agents.runtime.outcome import RequestedMode
+from findesk.core.config import Settings
+from findesk.core.events.model import Done, Error
+from findesk.core.events.trace import EventBus, MemorySink, Sink, Tracer
+from findesk.core.result import Err, ErrorCode, Ok, Result
+from findesk.data.context import DataContext, resolve_context
+from findesk.data.symbols import normalize_symbol
+from findesk.guardrails.advice import MAX_INPUT_CHARS, check_request
+from findesk.guardrails.number_trace import collect_numbers
+from findesk.tools.base import ToolContext, ToolRegistry
+from findesk.tools.catalog import close_tool_context, default_registry, open_tool_context
+from findesk.workflows.brief import audit
+from findesk.workflows.brief.assemble import RunFacts, assemble
+from findesk.workflows.brief.graph import BriefDeps, build_graph
+from findesk.workflows.brief.models import Briefing
+
+
+@dataclass
+class BriefingRun:
+    run_id: str
+    context: str
+    briefing: Briefing
+
+
+def check_input(symbol: str, question: str | None = None) -> Result[str]:
+    """The normalized ticker, or why the request is refused — before any tool is called."""
+    if len(symbol) > MAX_INPUT_CHARS:
+        return Err(
+            ErrorCode.INVALID_INPUT,
+            f"the ticker is {len(symbol):,} characters; the cap is {MAX_INPUT_CHARS:,}",
+        )
+    if question is not None:
+        checked = check_request(question)
+        if isinstance(checked, Err):
+            return checked
+    return normalize_symbol(symbol)
+
+
+async def run_briefing(
+    symbol: str,
+    *,
+    settings: Settings,
+    context: DataContext,
+    question: str | None = None,
+    sinks: Sequence[Sink] = (),
+    mode: RequestedMode = "auto",
+    models: ModelResolver | None = None,
+    registry: ToolRegistry | None = None,
+    run_id: str | None = None,
+    tools: ToolContext | None = None,
+) -> Result[BriefingRun]:
+    """One briefing as a recorded run. ``tools``: an open tool context to reuse (a server or a batch
+    keeps one per process so later briefings are warm); the caller closes it. Without it one is opened
+    and closed here."""
+    memory = MemorySink()
+    tracer = Tracer(EventBus([memory, *sinks]), run_id)
+    checked = check_input(symbol, question)
+    if isinstance(checked, Err):
+        tracer.emit(Error(code=checked.code.value, message=checked.reason))
+        return checked
+    ticker = checked.value
+    if tools is not None:
+        opened: Result[ToolContext] = Ok(
+            ToolContext(router=tools.router, sections=tools.sections, context=context)
+        )
+    else:
+        opened = await open_tool_context(settings, context)
+    if isinstance(opened, Err):
+        tracer.emit(Error(code=opened.code.value, message=opened.reason))
+        return opened
+    runtime = AgentRuntime(
+        registry or default_registry(),
+        opened.value,
+        models=models or settings_models(settings),
+        budget=Budget(limit_usd=settings.llm.budget_usd),
+    )
+    deps = BriefDeps(runtime=runtime, tracer=tracer, mode=mode)
+    try:
+        state: dict[str, Any] = await build_graph(deps).ainvoke({"symbol": ticker, "as_of": context.as_of})
+        briefing = _briefing(state, deps, memory, tracer.run_id, context)
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        tracer.emit(Error(code="interrupted", message="the run was interrupted"))
+        raise
+    except Exception as exc:
+        message = f"internal error in the briefing: {type(exc).__name__}: {exc}"
+        tracer.emit(Error(code=ErrorCode.UNAVAILABLE.value, message=message))
+        return Err(ErrorCode.UNAVAILABLE, message)
+    finally:
+        if tools is None:
+            await close_tool_context(opened.value)
+    tracer.emit(Done(result=briefing.model_dump(mode="json"), summary=briefing.headline))
+    return Ok(BriefingRun(tracer.run_id, context.describe(), briefing))
+
+
+def _briefing(
+    state: dict[str, Any], deps: BriefDeps, memory: MemorySink, run_id: str, context: DataContext
+) -> Briefing:
+    events = list(memory.events)
+    official, social = state["official"], state["social"]
+    warnings = [w for out in deps.outcomes.values() for w in out.warnings]
+    modes = {out.mode for out in deps.outcomes.values()}
+    run = RunFacts(
+        run_id=run_id,
+        data_mode=context.describe(),
+        as_of=context.as_of,
+        mode="model" if "model" in modes else "deterministic",
+        agents=audit.agent_records(events),
+        tool_calls=audit.tool_calls(events),
+        warnings=warnings,
+        round_trips=audit.model_round_trips(events),
+    )
+    # Counts the desk states ("38 posts", "2 divergences") are computed here, so they trace too.
+    counts: dict[str, object] = {
+        "posts": len(social.posts),
+        "divergences": len(state["divergences"]),
+        "flags": len(social.pump_flags),
+        "themes": [t.mentions for t in social.themes],
+    }
+    pool = collect_numbers(audit.tool_payloads(events), official, social, state["divergences"], counts)
+    return assemble(
+        official, social, state["divergences"], state["notes"], state["fallback_notes"], run, pool
+    )
+
+
+def brief(
+    symbol: str,
+    *,
+    as_of: str | date | None = None,
+    settings: Settings | None = None,
+    mode: RequestedMode = "auto",
+    question: str | None = None,
+    snapshot: bool | None = None,
+) -> Result[Briefing]:
+    """The Python API: ``brief("AAPL", as_of="2025-08-29")`` → ``Ok(Briefing)`` or ``Err``.
+
+    Settings come from the environment and config file unless given; ``snapshot`` forces the offline
+    snapshot (True) or live sources (False). Not for use inside a running event loop (use
+    ``run_briefing``).
+    """
+    settings = settings or Settings()
+    data_mode: Any = None if snapshot is None else ("snapshot" if snapshot else "live")
+    day = as_of.isoformat() if isinstance(as_of, date) else as_of
+    context = resolve_context(settings, mode=data_mode, as_of=day)
+    if isinstance(context, Err):
+        return context
+    done = asyncio.run(
+        run_briefing(symbol, settings=settings, context=context.value, question=question, mode=mode)
+    )
+    return done.map(lambda run: run.briefing)
