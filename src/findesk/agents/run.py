@@ -30,7 +30,7 @@ from findesk.core.llm.factory import model_chain
 from findesk.core.result import Err, ErrorCode, Ok, Result, validation_reason
 from findesk.data.context import DataContext
 from findesk.data.symbols import normalize_symbol
-from findesk.tools.base import ToolRegistry
+from findesk.tools.base import ToolContext, ToolRegistry
 from findesk.tools.catalog import close_tool_context, default_registry, open_tool_context
 
 OutT = TypeVar("OutT", bound=BaseModel)
@@ -50,6 +50,22 @@ def settings_models(settings: Settings) -> ModelResolver:
         return model_chain(settings.llm, role.tier, role.name)
 
     return resolve
+
+
+def settings_runtime(
+    settings: Settings,
+    ctx: ToolContext,
+    *,
+    models: ModelResolver | None = None,
+    registry: ToolRegistry | None = None,
+) -> AgentRuntime:
+    """The runtime of one recorded run: the default tools, models from settings, the run's budget."""
+    return AgentRuntime(
+        registry or default_registry(),
+        ctx,
+        models=models or settings_models(settings),
+        budget=Budget(limit_usd=settings.llm.budget_usd),
+    )
 
 
 def parse_inputs(role: Role[Any, Any], raw: dict[str, Any]) -> Result[BaseModel]:
@@ -92,12 +108,7 @@ async def run_agent(
     if isinstance(opened, Err):
         tracer.emit(Error(code=opened.code.value, message=opened.reason))
         return opened
-    runtime = AgentRuntime(
-        registry or default_registry(),
-        opened.value,
-        models=models or settings_models(settings),
-        budget=Budget(limit_usd=settings.llm.budget_usd),
-    )
+    runtime = settings_runtime(settings, opened.value, models=models, registry=registry)
     try:
         outcome = await runtime.run(role, inputs, tracer, mode=mode)
     except (asyncio.CancelledError, KeyboardInterrupt):

@@ -51,7 +51,7 @@ def brief(
     """One-screen advisor briefing: quote, business, events, risks (cited), UNVERIFIED social signal,
     divergences and the tool trace. Never investment advice."""
     # Imported here: LangGraph takes about a second to import, and no other command needs it.
-    from findesk.interfaces.cli import brief_view
+    from findesk.interfaces.cli.brief_view import draw
     from findesk.workflows.brief.render_html import to_html
     from findesk.workflows.brief.render_markdown import to_markdown
     from findesk.workflows.brief.run import run_briefing
@@ -91,7 +91,7 @@ def brief(
     run = ses.unwrap(result, as_json)
     b = run.briefing
     if fmt == "terminal" and output is None:
-        brief_view.draw(ses.stdout, b, details=details)
+        draw(ses.stdout, b, details=details)
         return
     text = {
         "markdown": to_markdown,

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from findesk.agents.run import settings_models
-from findesk.agents.runtime import AgentRuntime, Budget, ModelResolver
+from findesk.agents.run import settings_runtime
+from findesk.agents.runtime import ModelResolver
 from findesk.agents.runtime.outcome import RequestedMode
 from findesk.core.config import Settings
 from findesk.core.events.model import Done, Error
@@ -29,7 +29,7 @@ from findesk.data.symbols import normalize_symbol
 from findesk.guardrails.advice import MAX_INPUT_CHARS, check_request
 from findesk.guardrails.number_trace import collect_numbers
 from findesk.tools.base import ToolContext, ToolRegistry
-from findesk.tools.catalog import close_tool_context, default_registry, open_tool_context
+from findesk.tools.catalog import close_tool_context, open_tool_context
 from findesk.workflows.brief import audit
 from findesk.workflows.brief.assemble import RunFacts, assemble
 from findesk.workflows.brief.graph import BriefDeps, build_graph
@@ -89,12 +89,7 @@ async def run_briefing(
     if isinstance(opened, Err):
         tracer.emit(Error(code=opened.code.value, message=opened.reason))
         return opened
-    runtime = AgentRuntime(
-        registry or default_registry(),
-        opened.value,
-        models=models or settings_models(settings),
-        budget=Budget(limit_usd=settings.llm.budget_usd),
-    )
+    runtime = settings_runtime(settings, opened.value, models=models, registry=registry)
     deps = BriefDeps(runtime=runtime, tracer=tracer, mode=mode)
     try:
         state: dict[str, Any] = await build_graph(deps).ainvoke({"symbol": ticker, "as_of": context.as_of})
