@@ -56,20 +56,7 @@ EventKind = Literal[
     "guidance",
 ]
 NumericKind = Literal["revenue", "eps", "growth"]
-ClaimKind = Literal[
-    "buyout",
-    "merger",
-    "fda_approval",
-    "bankruptcy",
-    "offering",
-    "split",
-    "earnings_beat",
-    "earnings_miss",
-    "guidance",
-    "revenue",
-    "eps",
-    "growth",
-]
+ClaimKind = Literal[EventKind, NumericKind]  # nested Literals flatten: one list of names, not two
 MAX_TEXT = 240
 
 
