@@ -109,6 +109,32 @@ class LlmSettings(BaseModel):
     prices: dict[str, ModelPrice] = Field(default_factory=dict)  # overrides the built-in table
 
 
+class ApiTier(BaseModel):
+    """What one API key may do: requests per minute (every ``/v1`` call) and dollars of model cost per
+    UTC day (briefings are refused once it is spent, and a run's model budget is capped to what is left)."""
+
+    rpm: int = Field(ge=1)
+    daily_cost_usd: float = Field(ge=0)
+
+
+class ApiSettings(BaseModel):
+    """``findesk serve``: where it listens and who may call it."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(8000, ge=0, le=65535)
+    # None: keys are required unless the server is bound to loopback; True/False forces it
+    require_keys: bool | None = None
+    tiers: dict[str, ApiTier] = Field(
+        default_factory=lambda: {
+            "free": ApiTier(rpm=10, daily_cost_usd=1.0),
+            "pro": ApiTier(rpm=60, daily_cost_usd=25.0),
+            "team": ApiTier(rpm=300, daily_cost_usd=250.0),
+        }
+    )
+    default_tier: str = "free"  # tier of ``findesk keys create`` without --tier
+    max_concurrent_runs: int = Field(200, ge=1)  # briefings running at once in one process
+
+
 def _config_file() -> Path | None:
     explicit = os.environ.get("FINDESK_CONFIG")
     if explicit:
@@ -143,6 +169,7 @@ class Settings(BaseSettings):
     chains: dict[str, list[str]] = Field(default_factory=dict)
     sanctions_stale_days: int = 7
     llm: LlmSettings = Field(default_factory=LlmSettings)
+    api: ApiSettings = Field(default_factory=ApiSettings)
 
     @classmethod
     def settings_customise_sources(

@@ -32,6 +32,8 @@ class ErrorCode(StrEnum):
     OUT_OF_SCOPE = "out_of_scope"  # valid but outside what findesk covers (e.g. non-US listings)
     BAD_RESPONSE = "bad_response"  # the source answered with a body we could not parse
     REFUSED = "refused"  # the request asks for something findesk never gives, e.g. investment advice
+    UNAUTHORIZED = "unauthorized"  # no API key, or one that is unknown or revoked
+    LIMIT_REACHED = "limit_reached"  # a caller's own quota (requests per minute, daily cost cap) is used up
 
     @property
     def is_fallthrough(self) -> bool:
@@ -40,7 +42,13 @@ class ErrorCode(StrEnum):
         Caller mistakes (invalid input, out of scope) and refusals are not retried elsewhere: another
         vendor would reject them too, and silently trying would hide the mistake (or the refusal).
         """
-        return self not in (ErrorCode.INVALID_INPUT, ErrorCode.OUT_OF_SCOPE, ErrorCode.REFUSED)
+        return self not in (
+            ErrorCode.INVALID_INPUT,
+            ErrorCode.OUT_OF_SCOPE,
+            ErrorCode.REFUSED,
+            ErrorCode.UNAUTHORIZED,
+            ErrorCode.LIMIT_REACHED,
+        )
 
 
 @dataclass(frozen=True, slots=True)

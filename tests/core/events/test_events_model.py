@@ -17,6 +17,7 @@ from findesk.core.events.model import (
     LlmCall,
     Payload,
     RunWarning,
+    SectionReady,
     Token,
     ToolCallStarted,
     ToolResultReady,
@@ -33,6 +34,7 @@ ONE_OF_EACH: list[Payload] = [
     AgentStart(agent="quote", mode="deterministic", inputs={"symbol": "AAPL"}),
     AgentEnd(agent="quote", mode="deterministic", ok=True, summary="fine"),
     RunWarning(code="stale", message="old"),
+    SectionReady(name="risks", title="Top risks", index=4, html="<p>x</p>"),
     Done(result={"price": 232.14}, summary="done"),
     Error(code="unavailable", message="down"),
 ]

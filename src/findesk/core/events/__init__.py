@@ -1,6 +1,6 @@
-"""Events (one type, nine kinds), the tracer that emits them, and their sinks."""
+"""Events (one type, ten kinds), the tracer that emits them, and their sinks."""
 
-from findesk.core.events.model import EVENT_TYPES, Event, Payload
+from findesk.core.events.model import EVENT_TYPES, Event, Payload, event_registry
 from findesk.core.events.trace import CallbackSink, EventBus, MemorySink, Sink, Tracer, new_run_id
 
 __all__ = [
@@ -12,5 +12,6 @@ __all__ = [
     "Payload",
     "Sink",
     "Tracer",
+    "event_registry",
     "new_run_id",
 ]

@@ -2,7 +2,9 @@
 
 Rules:
 - One envelope (``Event``) with a typed payload per kind (``data.type``): token, tool_call,
-  tool_result, llm_call, agent_start, agent_end, warning, done, error. Nothing else is emitted.
+  tool_result, llm_call, agent_start, agent_end, warning, section, done, error. Nothing else is
+  emitted. ``EVENT_TYPES`` and ``event_registry()`` are the one list every consumer (the terminal,
+  the audit log, the SSE API and the web page) is checked against.
 - Every event carries its run id, a timestamp (UTC), a per-run sequence number, and the id of its
   parent event, so a trace nests: agent_start → tool_call → tool_result, agent_start → llm_call.
 - Events are plain data: ``to_json()`` is what the JSONL sink, the audit log and SSE send, and
@@ -95,6 +97,24 @@ class RunWarning(_Payload):
     message: str
 
 
+SectionName = Literal["snapshot", "business", "events", "risks", "social", "divergences", "audit"]
+
+
+class SectionReady(_Payload):
+    """One part of a workflow's report, final as soon as it is emitted (the ``done`` result repeats it).
+
+    ``html`` is a fragment already sanitized by the renderer (data escaped, Markdown rendered through
+    an allow-list), so a page may insert it as is.
+    """
+
+    type: Literal["section"] = "section"
+    name: SectionName
+    title: str
+    index: int  # 1-based position in the report
+    html: str
+    message: str | None = None  # why the section is empty or partial
+
+
 class Done(_Payload):
     type: Literal["done"] = "done"
     result: Any = None
@@ -108,7 +128,16 @@ class Error(_Payload):
 
 
 Payload: TypeAlias = Annotated[
-    Token | ToolCallStarted | ToolResultReady | LlmCall | AgentStart | AgentEnd | RunWarning | Done | Error,
+    Token
+    | ToolCallStarted
+    | ToolResultReady
+    | LlmCall
+    | AgentStart
+    | AgentEnd
+    | RunWarning
+    | SectionReady
+    | Done
+    | Error,
     Field(discriminator="type"),
 ]
 EVENT_TYPES: tuple[str, ...] = (
@@ -119,9 +148,38 @@ EVENT_TYPES: tuple[str, ...] = (
     "agent_start",
     "agent_end",
     "warning",
+    "section",
     "done",
     "error",
 )
+
+
+_PAYLOADS: tuple[type[_Payload], ...] = (
+    Token,
+    ToolCallStarted,
+    ToolResultReady,
+    LlmCall,
+    AgentStart,
+    AgentEnd,
+    RunWarning,
+    SectionReady,
+    Done,
+    Error,
+)
+
+
+def event_registry() -> dict[str, dict[str, list[str]]]:
+    """Every event kind with the payload fields it sends (all) and always carries (required).
+
+    The API serves this at ``/v1/events/registry``; the web page's contract test checks against it.
+    """
+    out: dict[str, dict[str, list[str]]] = {}
+    for model in _PAYLOADS:
+        kind = model.model_fields["type"].default
+        fields = list(model.model_fields)
+        required = [n for n, f in model.model_fields.items() if f.is_required() or n == "type"]
+        out[kind] = {"fields": fields, "required": required}
+    return out
 
 
 class Event(BaseModel):
