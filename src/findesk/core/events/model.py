@@ -97,9 +97,6 @@ class RunWarning(_Payload):
     message: str
 
 
-SectionName = Literal["snapshot", "business", "events", "risks", "social", "divergences", "audit"]
-
-
 class SectionReady(_Payload):
     """One part of a workflow's report, final as soon as it is emitted (the ``done`` result repeats it).
 
@@ -108,7 +105,7 @@ class SectionReady(_Payload):
     """
 
     type: Literal["section"] = "section"
-    name: SectionName
+    name: str  # the workflow's section key, e.g. "risks" for the briefing
     title: str
     index: int  # 1-based position in the report
     html: str

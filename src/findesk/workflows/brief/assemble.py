@@ -2,6 +2,8 @@
 
 Rules:
 - Pure: reports, coordinator notes and audit records in; a ``Briefing`` out.
+- Built in parts as the agents finish (``official_part``, ``social_part``, then ``assemble``), each
+  part guarded exactly once, so a section streamed early is the section the final briefing holds.
 - Sections keep their fixed order; an empty section carries the reason in ``message``.
 - Output guards run in both modes over every sentence the desk writes (headline, summary, findings,
   theme summaries, divergence statements): investment advice is removed sentence by sentence and
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from findesk.agents.roles.brief.coordinator import CoordinatorNotes
-from findesk.agents.roles.brief.reports import Finding, OfficialReport, SocialReport, ThemeNote
+from findesk.agents.roles.brief.reports import Finding, OfficialReport, SocialReport, SourceRef, ThemeNote
 from findesk.analytics.divergence import Divergence
 from findesk.guardrails.advice import AdviceFinding, scrub_advice
 from findesk.guardrails.number_trace import NumberPool, UntracedNumber, untraced_numbers
@@ -70,42 +72,40 @@ def _first(warnings: list[str], prefix: str) -> str | None:
     return next((w for w in warnings if w.startswith(prefix)), None)
 
 
-def assemble(
-    official: OfficialReport,
-    social: SocialReport,
-    divergences: list[Divergence],
-    notes: CoordinatorNotes,
-    fallback_notes: CoordinatorNotes,
-    run: RunFacts,
-    pool: NumberPool,
-) -> Briefing:
+@dataclass(frozen=True)
+class OfficialPart:
+    """The four official sections, guarded once, as soon as the official agent is done."""
+
+    snapshot: SnapshotSection
+    business: BusinessSection
+    events: EventsSection
+    risks: RisksSection
+    sources: list[SourceRef]
+    warnings: list[str]
+    advice: list[AdviceFinding]
+    untraced: list[UntracedNumber]
+
+
+@dataclass(frozen=True)
+class SocialPart:
+    """The social section (themes guarded), as soon as the social agent is done."""
+
+    section: SocialSection
+    warnings: list[str]
+    advice: list[AdviceFinding]
+    untraced: list[UntracedNumber]
+
+
+def official_part(official: OfficialReport, agent_warnings: list[str], pool: NumberPool) -> OfficialPart:
+    """Numbers in official findings must trace to what the run had read when the agent finished."""
     guard = _Guard(pool)
-    warnings = [*official.warnings, *social.warnings, *run.warnings]
-
-    headline, summary = guard.text(notes.headline), guard.text(notes.summary)
-    if guard.untraced and notes != fallback_notes:
-        listed = ", ".join(u.text for u in guard.untraced)
-        warnings.append(
-            f"number_trace: the summary had numbers not found in this run's data ({listed}); "
-            "the deterministic summary is shown instead"
-        )
-        headline, summary = fallback_notes.headline, fallback_notes.summary
+    warnings = [*official.warnings, *agent_warnings]
     findings = [guard.finding(f) for f in official.findings]
-    social = social.model_copy(update={"themes": [guard.theme(t) for t in social.themes]})
-    if guard.advice:
-        warnings.append(
-            f"advice_removed: {len(guard.advice)} sentence(s) giving investment advice were removed"
-        )
-
     business = [f for f in findings if f.kind == "business"]
     risks = [f for f in findings if f.kind == "risk"]
     events = [f for f in findings if f.kind == "event"]
     quote_msg = f"Live quote unavailable: {official.quote_error}" if official.quote is None else None
-    return Briefing(
-        symbol=official.symbol,
-        as_of=run.as_of,
-        headline=headline,
-        summary=summary,
+    return OfficialPart(
         snapshot=SnapshotSection(
             symbol=official.symbol, company=official.company, quote=official.quote, message=quote_msg
         ),
@@ -127,11 +127,58 @@ def assemble(
             risks=risks,
             message=None if risks else _first(warnings, "Risk factors") or "No risk factors found.",
         ),
-        social=SocialSection(report=social, message=None if social.posts else _social_message(social)),
+        sources=official.sources,
+        warnings=warnings,
+        advice=guard.advice,
+        untraced=guard.untraced,
+    )
+
+
+def social_part(social: SocialReport, pool: NumberPool) -> SocialPart:
+    guard = _Guard(pool)
+    guarded = social.model_copy(update={"themes": [guard.theme(t) for t in social.themes]})
+    section = SocialSection(report=guarded, message=None if social.posts else _social_message(social))
+    return SocialPart(section, list(social.warnings), guard.advice, guard.untraced)
+
+
+def assemble(
+    official: OfficialPart,
+    social: SocialPart,
+    divergences: list[Divergence],
+    notes: CoordinatorNotes,
+    fallback_notes: CoordinatorNotes,
+    run: RunFacts,
+    pool: NumberPool,
+) -> Briefing:
+    """The whole briefing from the guarded parts; only the coordinator's prose is guarded here."""
+    guard = _Guard(pool)
+    warnings = [*official.warnings, *social.warnings, *run.warnings]
+    headline, summary = guard.text(notes.headline), guard.text(notes.summary)
+    if guard.untraced and notes != fallback_notes:
+        listed = ", ".join(u.text for u in guard.untraced)
+        warnings.append(
+            f"number_trace: the summary had numbers not found in this run's data ({listed}); "
+            "the deterministic summary is shown instead"
+        )
+        headline, summary = fallback_notes.headline, fallback_notes.summary
+    advice = [*official.advice, *social.advice, *guard.advice]
+    if advice:
+        warnings.append(f"advice_removed: {len(advice)} sentence(s) giving investment advice were removed")
+    report = social.section.report
+    return Briefing(
+        symbol=official.snapshot.symbol,
+        as_of=run.as_of,
+        headline=headline,
+        summary=summary,
+        snapshot=official.snapshot,
+        business=official.business,
+        events=official.events,
+        risks=official.risks,
+        social=social.section,
         divergences=DivergencesSection(
             divergences=divergences,
-            claims_checked=len(social.claims),
-            message=_divergence_message(social, divergences),
+            claims_checked=len(report.claims),
+            message=_divergence_message(report, divergences),
         ),
         audit=AuditSection(
             run_id=run.run_id,
@@ -142,8 +189,8 @@ def assemble(
             tool_calls=run.tool_calls,
             warnings=warnings,
             model_round_trips=run.round_trips,
-            untraced_numbers=guard.untraced,
-            advice_removed=guard.advice,
+            untraced_numbers=[*official.untraced, *social.untraced, *guard.untraced],
+            advice_removed=advice,
         ),
         sources=official.sources,
     )

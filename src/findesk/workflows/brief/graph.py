@@ -11,6 +11,7 @@ Rules:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, TypedDict
@@ -44,6 +45,9 @@ class BriefDeps:
     tracer: Tracer
     mode: RequestedMode = "auto"
     outcomes: dict[str, AgentOutcome[Any]] = field(default_factory=dict)
+    # called as each sub-agent's report is ready, before the other may be (sections stream early)
+    on_official: Callable[[OfficialReport], None] | None = None
+    on_social: Callable[[SocialReport], None] | None = None
 
 
 def build_graph(deps: BriefDeps) -> Any:
@@ -52,13 +56,19 @@ def build_graph(deps: BriefDeps) -> Any:
             official.ROLE, BriefInput(symbol=state["symbol"]), deps.tracer, mode=deps.mode
         )
         deps.outcomes["official"] = out
-        return {"official": official.build_report(state["symbol"], out.outcomes, out.output)}
+        report = official.build_report(state["symbol"], out.outcomes, out.output)
+        if deps.on_official is not None:
+            deps.on_official(report)
+        return {"official": report}
 
     async def social_node(state: BriefState) -> BriefState:
         inputs = SocialInput(symbol=state["symbol"], as_of=state["as_of"])
         out = await deps.runtime.run(social.ROLE, inputs, deps.tracer, mode=deps.mode)
         deps.outcomes["social"] = out
-        return {"social": social.build_report(state["symbol"], state["as_of"], out.outcomes, out.output)}
+        report = social.build_report(state["symbol"], state["as_of"], out.outcomes, out.output)
+        if deps.on_social is not None:
+            deps.on_social(report)
+        return {"social": report}
 
     async def coordinator_node(state: BriefState) -> BriefState:
         o, s = state["official"], state["social"]

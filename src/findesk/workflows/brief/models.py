@@ -42,6 +42,18 @@ SECTION_TITLES = (
 )
 
 
+SectionName = Literal["snapshot", "business", "events", "risks", "social", "divergences", "audit"]
+SECTION_NAMES: tuple[SectionName, ...] = (
+    "snapshot",
+    "business",
+    "events",
+    "risks",
+    "social",
+    "divergences",
+    "audit",
+)
+
+
 class Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
 

@@ -4,9 +4,11 @@ Rules:
 - Presentation only: pure, never raises on odd input.
 - Self-contained: inline CSS, no scripts, nothing fetched (no CDN, fonts, images or CSS ``url()``); a
   Content-Security-Policy meta tag forbids anything else should data ever slip through.
-- Every piece of data text (filings, posts, news, model prose, tool arguments and summaries) goes
-  through ``html.escape``; nothing from data is inserted raw. Links only for ``http(s)://`` URLs, escaped,
-  with ``rel="noopener noreferrer nofollow"``; any other URL is shown as text.
+- Every piece of data text goes through ``html.escape`` or, for prose that may carry Markdown (finding
+  claims, filing excerpts, theme summaries, post bodies), through ``guardrails.safe_markdown`` (raw
+  HTML escaped, output allow-listed); nothing from data is inserted raw. Links only for ``http(s)://``
+  URLs, escaped, with ``rel="noopener noreferrer nofollow"``; any other URL is shown as text.
+- ``section_html`` renders one section alone: the API streams each section as it is final.
 - Same content and order as the Markdown rendering (see ``render_markdown``): the seven sections of
   ``SECTION_TITLES``, footnotes ``[n]`` on official content, ``[UNVERIFIED]`` on every social claim line,
   figures as the model holds them, ``b.disclaimer`` last.
@@ -17,8 +19,9 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Iterable
 
+from findesk.guardrails.safe_markdown import block_html, inline_html
 from findesk.workflows.brief import render_markdown as txt
-from findesk.workflows.brief.models import SECTION_TITLES, Briefing
+from findesk.workflows.brief.models import SECTION_NAMES, SECTION_TITLES, Briefing, SectionName
 
 _CSS = """
 body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d232b;background:#f6f7f9;
@@ -82,7 +85,7 @@ def _snapshot(b: Briefing) -> str:
 def _business(b: Briefing) -> str:
     s = b.business
     out = [_message(s.message)]
-    out += [f"<p>{e(f.claim)} {cite(b, f.citation)}</p>" for f in s.findings]
+    out += [f"<p>{inline_html(f.claim)} {cite(b, f.citation)}</p>" for f in s.findings]
     if s.facts:
         out.append("<p>Latest reported figures:</p>")
         out.append(_ul(f"{e(txt.fact_text(f))} {cite(b, f.citation)}" for f in s.facts))
@@ -94,7 +97,7 @@ def _events(b: Briefing) -> str:
     out = [_message(s.message)]
     rows = []
     for f in s.filings:
-        inner = [f"Item {e(i.item)}: {e(i.excerpt)}" for i in f.items if i.excerpt]
+        inner = [f"Item {e(i.item)}: {inline_html(i.excerpt)}" for i in f.items if i.excerpt]
         inner += [f'<span class="muted">{e(f.content_note)}</span>'] if f.content_note else []
         sub = _ul(inner) if inner else ""
         rows.append(f"{e(txt.filing_head(f))} {cite(b, f.citation)}{sub}")
@@ -102,14 +105,15 @@ def _events(b: Briefing) -> str:
     if s.findings:
         out.append("<p>What the filings say:</p>")
         titled = ((f"<strong>{e(x.title)}</strong>: " if x.title else "", x) for x in s.findings)
-        out.append(_ul(f"{title}{e(x.claim)} {cite(b, x.citation)}" for title, x in titled))
+        out.append(_ul(f"{title}{inline_html(x.claim)} {cite(b, x.citation)}" for title, x in titled))
     return "".join(out)
 
 
 def _risks(b: Briefing) -> str:
     s = b.risks
     rows = [
-        (f"<strong>{e(f.title)}</strong> — " if f.title else "") + f"{e(f.claim)} {cite(b, f.citation)}"
+        (f"<strong>{e(f.title)}</strong> — " if f.title else "")
+        + f"{inline_html(f.claim)} {cite(b, f.citation)}"
         for f in s.risks
     ]
     return _message(s.message) + (f"<ol>{''.join(f'<li>{r}</li>' for r in rows)}</ol>" if rows else "")
@@ -126,7 +130,7 @@ def _social(b: Briefing) -> str:
         out.append("<p>Themes (what posters say):</p>")
         out.append(
             _ul(
-                f"<strong>{e(t.theme)}</strong>: {e(t.summary)} "
+                f"<strong>{e(t.theme)}</strong>: {inline_html(t.summary)} "
                 f'<span class="muted">(posts: {e(", ".join(t.post_ids))})</span>'
                 for t in r.themes
             )
@@ -146,7 +150,7 @@ def _social(b: Briefing) -> str:
         out.append("<p>Volume anomaly: not computed (too little history).</p>")
     if r.posts:
         rows = (
-            f"{UNVERIFIED} {e(txt.post_head(p))} — {link(p.url)}<blockquote>{e(p.text)}</blockquote>"
+            f"{UNVERIFIED} {e(txt.post_head(p))} — {link(p.url)}<blockquote>{block_html(p.text)}</blockquote>"
             for p in r.posts
         )
         out.append(
@@ -226,6 +230,14 @@ _BODIES: tuple[Callable[[Briefing], str], ...] = (
 )
 
 
+_BY_NAME: dict[str, Callable[[Briefing], str]] = dict(zip(SECTION_NAMES, _BODIES, strict=True))
+
+
+def section_html(b: Briefing, name: SectionName) -> str:
+    """One section's body (without its heading), as the page inserts it."""
+    return _BY_NAME[name](b)
+
+
 def to_html(b: Briefing) -> str:
     """The whole briefing as one self-contained HTML page. Never raises."""
     title = f"{b.symbol} briefing — as of {b.as_of.isoformat()}"
@@ -242,7 +254,7 @@ def to_html(b: Briefing) -> str:
         f"<title>{e(title)}</title><style>{_CSS}</style></head>\n"
         "<body><main>\n"
         f'<header><p class="meta">{e(title)}</p><h1>{e(b.headline)}</h1>'
-        f'<p class="summary">{e(b.summary)}</p></header>\n'
+        f'<p class="summary">{inline_html(b.summary)}</p></header>\n'
         f"{sections}\n"
         f'<footer><p class="disclaimer">{e(b.disclaimer)}</p></footer>\n'
         "</main></body></html>\n"

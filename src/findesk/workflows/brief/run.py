@@ -31,9 +31,10 @@ from findesk.guardrails.number_trace import collect_numbers
 from findesk.tools.base import ToolContext, ToolRegistry
 from findesk.tools.catalog import close_tool_context, open_tool_context
 from findesk.workflows.brief import audit
-from findesk.workflows.brief.assemble import RunFacts, assemble
+from findesk.workflows.brief.assemble import RunFacts, assemble, official_part, social_part
 from findesk.workflows.brief.graph import BriefDeps, build_graph
 from findesk.workflows.brief.models import Briefing
+from findesk.workflows.brief.stream import SectionStream
 
 
 @dataclass
@@ -91,9 +92,12 @@ async def run_briefing(
         return opened
     runtime = settings_runtime(settings, opened.value, models=models, registry=registry)
     deps = BriefDeps(runtime=runtime, tracer=tracer, mode=mode)
+    stream = SectionStream(tracer, memory, context, lambda agent: _agent_warnings(deps, agent))
+    deps.on_official, deps.on_social = stream.official_ready, stream.social_ready
     try:
         state: dict[str, Any] = await build_graph(deps).ainvoke({"symbol": ticker, "as_of": context.as_of})
-        briefing = _briefing(state, deps, memory, tracer.run_id, context)
+        briefing = _briefing(state, deps, memory, stream, context)
+        stream.finish(briefing)
     except (asyncio.CancelledError, KeyboardInterrupt):
         tracer.emit(Error(code="interrupted", message="the run was interrupted"))
         raise
@@ -108,12 +112,19 @@ async def run_briefing(
     return Ok(BriefingRun(tracer.run_id, context.describe(), briefing))
 
 
+def _agent_warnings(deps: BriefDeps, agent: str) -> list[str]:
+    out = deps.outcomes.get(agent)
+    return list(out.warnings) if out is not None else []
+
+
 def _briefing(
-    state: dict[str, Any], deps: BriefDeps, memory: MemorySink, run_id: str, context: DataContext
+    state: dict[str, Any], deps: BriefDeps, memory: MemorySink, stream: SectionStream, context: DataContext
 ) -> Briefing:
     events = list(memory.events)
     official, social = state["official"], state["social"]
-    warnings = [w for out in deps.outcomes.values() for w in out.warnings]
+    run_id = stream.run_id
+    # the official agent's warnings are already in its part; the others' are added here
+    warnings = [w for name, out in deps.outcomes.items() if name != "official" for w in out.warnings]
     modes = {out.mode for out in deps.outcomes.values()}
     run = RunFacts(
         run_id=run_id,
@@ -133,8 +144,10 @@ def _briefing(
         "themes": [t.mentions for t in social.themes],
     }
     pool = collect_numbers(audit.tool_payloads(events), official, social, state["divergences"], counts)
+    official_done = stream.official or official_part(official, _agent_warnings(deps, "official"), pool)
+    social_done = stream.social or social_part(social, pool)
     return assemble(
-        official, social, state["divergences"], state["notes"], state["fallback_notes"], run, pool
+        official_done, social_done, state["divergences"], state["notes"], state["fallback_notes"], run, pool
     )
 
 
