@@ -43,14 +43,12 @@ from sqlalchemy import (
     Table,
     Text,
     case,
-    create_engine,
-    event,
     func,
     inspect,
     select,
 )
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import URL, RowMapping, make_url
+from sqlalchemy.engine import RowMapping, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.schema import CreateIndex, CreateTable
 
@@ -65,6 +63,7 @@ from findesk.core.events.model import (
     ToolResultReady,
 )
 from findesk.core.result import Err, ErrorCode, Ok, Result
+from findesk.core.storage import open_engine
 
 BATCH_MAX = 500
 _COMMIT_ATTEMPTS = 3
@@ -235,8 +234,8 @@ class AuditLog:
                         ErrorCode.UNAVAILABLE, f"cannot create the audit log folder {path.parent}: {exc}"
                     )
         try:
-            reader = _engine(parsed, busy_timeout_s, writer=False)
-            writer = None if read_only else _engine(parsed, busy_timeout_s, writer=True)
+            reader = open_engine(parsed, busy_timeout_s, writer=False)
+            writer = None if read_only else open_engine(parsed, busy_timeout_s, writer=True)
             if writer is not None:
                 with writer.begin() as conn:  # one locked transaction, so concurrent creators agree
                     for table in metadata.sorted_tables:
@@ -407,30 +406,6 @@ def audit_location(url: str) -> str:
     if parsed.get_backend_name() == "sqlite" and parsed.database:
         return str(Path(parsed.database).expanduser())
     return parsed.render_as_string(hide_password=True)
-
-
-def _engine(url: URL, busy_timeout_s: float, *, writer: bool) -> Engine:
-    if url.get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True)
-    engine = create_engine(url, connect_args={"timeout": busy_timeout_s, "check_same_thread": False})
-
-    @event.listens_for(engine, "connect")
-    def _configure(dbapi_conn: Any, _record: Any) -> None:
-        dbapi_conn.isolation_level = None  # the driver's implicit BEGIN is replaced by ours below
-        cursor = dbapi_conn.cursor()
-        cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
-        if writer:
-            cursor.execute("PRAGMA journal_mode = WAL")
-            cursor.execute("PRAGMA synchronous = FULL")
-        cursor.close()
-
-    @event.listens_for(engine, "begin")
-    def _begin(conn: Connection) -> None:
-        # A deferred write transaction that must upgrade its lock fails at once with "database is
-        # locked" when another process writes; IMMEDIATE takes the lock up front and waits for it.
-        conn.exec_driver_sql("BEGIN IMMEDIATE" if writer else "BEGIN")
-
-    return engine
 
 
 def _store(conn: Connection, batch: list[Event], insert: Callable[[Table], Any]) -> None:

@@ -11,7 +11,9 @@ from findesk.interfaces.cli import session as ses
 from findesk.interfaces.cli.agent_cmds import agents_app
 from findesk.interfaces.cli.brief_cmd import brief
 from findesk.interfaces.cli.data_cmds import data_app
+from findesk.interfaces.cli.keys_cmds import keys_app
 from findesk.interfaces.cli.runs_cmds import runs_app
+from findesk.interfaces.cli.serve_cmd import serve
 
 app = typer.Typer(
     help="findesk: a research desk for US markets — cited, point-in-time data, offline or live.",
@@ -25,7 +27,9 @@ app.add_typer(data_app, name="data")
 app.add_typer(agents_app, name="agents")
 app.add_typer(config_app, name="config")
 app.add_typer(runs_app, name="runs")
+app.add_typer(keys_app, name="keys")
 app.command("brief")(brief)
+app.command("serve")(serve)
 
 
 @app.command()

@@ -31,11 +31,13 @@ EXIT_CODES: dict[ErrorCode, int] = {
     ErrorCode.OUT_OF_SCOPE: 2,
     ErrorCode.REFUSED: 2,
     ErrorCode.NOT_CONFIGURED: 3,
+    ErrorCode.UNAUTHORIZED: 3,
     ErrorCode.NO_DATA: 4,
     ErrorCode.NOT_FOUND: 4,
     ErrorCode.UNAVAILABLE: 5,
     ErrorCode.TIMEOUT: 5,
     ErrorCode.RATE_LIMITED: 5,
+    ErrorCode.LIMIT_REACHED: 5,
     ErrorCode.BAD_RESPONSE: 5,
 }
 

@@ -1,0 +1,63 @@
+"""Tables of the API key store, kept in the state database next to the audit log.
+
+Rules:
+- only a SHA-256 hash of each secret is stored, never the secret (see ``keys.py`` for why a fast hash).
+- every timestamp is UTC (SQLite keeps them naive; ``core.storage.utc`` reads them back aware).
+- tables and indexes are created if missing, in one locked transaction, so concurrent openers agree.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Connection,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+)
+from sqlalchemy.schema import CreateIndex, CreateTable
+
+metadata = MetaData()
+
+api_keys = Table(
+    "api_keys",
+    metadata,
+    Column("id", String(32), primary_key=True),  # public: shown in lists, logs and the secret itself
+    Column("name", String(80), nullable=False),
+    Column("tier", String(64), nullable=False),
+    Column("secret_sha256", String(64), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("revoked_at", DateTime(timezone=True)),
+    Column("last_used_at", DateTime(timezone=True)),
+)
+
+# One row per admitted request. Rows without a run are pruned after two days (see ``limits.py``);
+# rows with a run are kept: they record which key owns which run.
+api_requests = Table(
+    "api_requests",
+    metadata,
+    # BIGINT on PostgreSQL; on SQLite only INTEGER PRIMARY KEY is the auto-incrementing rowid
+    Column("id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True),
+    Column("key_id", String(32), ForeignKey("api_keys.id"), nullable=False),
+    Column("ts", DateTime(timezone=True), nullable=False),
+    Column("run_id", String),
+    Column("cost_usd", Float, nullable=False, default=0.0),
+    Index("ix_api_requests_key_ts", "key_id", "ts"),  # the per-minute and per-day sums
+    Index("ix_api_requests_ts", "ts"),  # pruning
+    Index("ix_api_requests_run", "run_id"),  # run ownership
+)
+
+TABLE_NAMES = frozenset(table.name for table in metadata.sorted_tables)
+
+
+def create_tables(conn: Connection) -> None:
+    for table in metadata.sorted_tables:
+        conn.execute(CreateTable(table, if_not_exists=True))
+        for index in table.indexes:
+            conn.execute(CreateIndex(index, if_not_exists=True))

@@ -1,0 +1,101 @@
+"""State storage: SQLAlchemy engines for the state database (SQLite file by default, PostgreSQL by URL).
+
+Rules:
+- one way to open the state database, shared by the audit log and the API key store, so every part
+  that writes it takes the same locks in the same way.
+- SQLite: a busy timeout everywhere; writer engines use a WAL journal, ``synchronous=FULL`` (a
+  committed transaction survives the process being killed) and ``BEGIN IMMEDIATE`` (writers queue
+  for the lock instead of failing when a read transaction must be upgraded).
+- PostgreSQL: a plain pooled engine; callers lock rows (``SELECT … FOR UPDATE``) where they must.
+- errors are data: ``state_url`` returns ``Err``, and ``database_error`` turns a failed statement into
+  one; ``open_engine`` is lazy and connects nothing, so it fails only on a missing driver
+  (``ImportError``), which callers turn into ``not_configured``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
+
+from findesk.core.result import Err, ErrorCode, Ok, Result
+
+BACKENDS = ("sqlite", "postgresql")
+
+
+def open_engine(url: URL, busy_timeout_s: float, *, writer: bool) -> Engine:
+    """An engine for the state database; ``writer`` engines begin every transaction IMMEDIATE on SQLite."""
+    if url.get_backend_name() != "sqlite":
+        return create_engine(url, pool_pre_ping=True)
+    engine = create_engine(url, connect_args={"timeout": busy_timeout_s, "check_same_thread": False})
+
+    @event.listens_for(engine, "connect")
+    def _configure(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None  # the driver's implicit BEGIN is replaced by ours below
+        cursor = dbapi_conn.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
+        if writer:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA synchronous = FULL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Connection) -> None:
+        # A deferred write transaction that must upgrade its lock fails at once with "database is
+        # locked" when another process writes; IMMEDIATE takes the lock up front and waits for it.
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if writer else "BEGIN")
+
+    return engine
+
+
+def state_url(url: str, *, what: str, read_only: bool) -> Result[tuple[URL, str]]:
+    """Check a state database URL: the parsed URL (SQLite paths made absolute) and where it points,
+    for people (the file, or the URL without its password).
+
+    Unless ``read_only``, a SQLite file's folder is created; with ``read_only`` a missing file is
+    ``not_found``. ``what`` names the store in messages ("API key store").
+    """
+    try:
+        parsed = make_url(url)
+    except ArgumentError as exc:
+        return Err(ErrorCode.INVALID_INPUT, f"{what} URL {url!r} is not a database URL: {exc}")
+    backend = parsed.get_backend_name()
+    if backend not in BACKENDS:
+        return Err(
+            ErrorCode.INVALID_INPUT,
+            f"{what} database {backend!r} is not supported (use sqlite or postgresql)",
+        )
+    if backend != "sqlite":
+        return Ok((parsed, parsed.render_as_string(hide_password=True)))
+    if not parsed.database or parsed.database == ":memory:" or parsed.database.startswith("file:"):
+        # several processes (CLI, server workers) must see the same rows: only a file is shared
+        return Err(
+            ErrorCode.INVALID_INPUT,
+            f"the {what} needs a file, e.g. sqlite:////path/audit.sqlite3 (got {url!r})",
+        )
+    path = Path(parsed.database).expanduser().absolute()
+    if read_only and not path.is_file():
+        return Err(ErrorCode.NOT_FOUND, f"no {what} at {path} yet")
+    if not read_only:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            return Err(ErrorCode.UNAVAILABLE, f"cannot create the folder {path.parent} for the {what}: {exc}")
+    return Ok((parsed.set(database=str(path)), str(path)))
+
+
+def utc(ts: datetime) -> datetime:
+    """A stored or given timestamp as aware UTC: SQLite hands back naive datetimes, and everything
+    stored is UTC, so a naive value is read as UTC."""
+    return ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts.astimezone(UTC)
+
+
+def database_error(exc: Exception, doing: str, location: str) -> Err:
+    """A failed statement or connection as ``unavailable``: the database is locked, down or unreadable.
+    The driver's own message is kept (it says which), SQLAlchemy's wrapping and SQL text are not."""
+    reason = getattr(exc, "orig", None) or exc
+    return Err(ErrorCode.UNAVAILABLE, f"cannot {doing} in {location}: {reason}")

@@ -1,0 +1,151 @@
+"""``POST /v1/brief``: one advisor briefing streamed as server-sent events.
+
+Rules:
+- Everything that can be refused is refused before the stream opens, as a JSON error: the key and its
+  limits (401/429), malformed JSON or a field over 2,000 characters (400), a non-US ticker or an advice
+  request (400), a bad as-of date (400).
+- Once open, the stream carries the run's events as they happen (``event: <kind>``, ``id: <seq>``,
+  ``data: <Event JSON>``) and ends after exactly one ``done`` (the briefing) or ``error`` event. The same
+  events go to the audit log (committed before the stream ends, so ``GET /v1/runs/{id}`` works at once)
+  and to the metrics.
+- A client that disconnects cancels its run (recorded as ``interrupted``).
+- A keyed run's model budget is capped to what is left of the key's daily cost cap; its cost is
+  recorded against the key when it ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import AsyncIterator
+
+from fastapi import APIRouter, Request
+from sse_starlette import EventSourceResponse, ServerSentEvent
+
+from findesk.core.access import record_cost
+from findesk.core.config import Settings
+from findesk.core.events.model import Event, LlmCall
+from findesk.core.events.trace import new_run_id
+from findesk.core.result import Err
+from findesk.data.context import resolve_context
+from findesk.interfaces.api.auth import Caller, authorize
+from findesk.interfaces.api.errors import ApiError
+from findesk.interfaces.api.metrics import MetricsSink
+from findesk.interfaces.api.schemas import ERRORS, BriefRequest
+from findesk.interfaces.api.services import ApiServices
+from findesk.workflows.brief.run import check_input, run_briefing
+
+router = APIRouter(tags=["briefing"])
+_END = None  # queued after the run's last event
+PING_S = 15
+
+
+class QueueSink:
+    """Hands events to the request's stream; safe from worker threads (emits hop onto the loop)."""
+
+    def __init__(self, queue: asyncio.Queue[Event | None], loop: asyncio.AbstractEventLoop) -> None:
+        self._queue = queue
+        self._loop = loop
+        self._thread = threading.get_ident()
+        self.cost_usd = 0.0
+
+    def write(self, event: Event) -> None:
+        if isinstance(event.data, LlmCall):
+            self.cost_usd += event.data.cost_usd
+        if threading.get_ident() == self._thread:
+            self._queue.put_nowait(event)
+        else:
+            self._loop.call_soon_threadsafe(self._queue.put_nowait, event)
+
+    def close(self) -> None:
+        pass
+
+
+def _budgeted(settings: Settings, caller: Caller) -> Settings:
+    if caller.admission is None:
+        return settings
+    budget = min(settings.llm.budget_usd, caller.admission.budget_left_usd)
+    if budget >= settings.llm.budget_usd or budget <= 0:
+        return settings
+    return settings.model_copy(update={"llm": settings.llm.model_copy(update={"budget_usd": budget})})
+
+
+@router.post(
+    "/v1/brief",
+    summary="Run an advisor briefing, streamed as server-sent events",
+    response_class=EventSourceResponse,
+    responses={
+        200: {
+            "description": "text/event-stream of run events (kinds: see /v1/events/registry), "
+            "ending with one `done` (result = the briefing) or `error` event",
+            "content": {"text/event-stream": {}},
+        },
+        **ERRORS,
+    },
+)
+async def brief(body: BriefRequest, request: Request) -> EventSourceResponse:
+    services: ApiServices = request.app.state.services
+    started = time.perf_counter()
+    checked = check_input(body.ticker, body.question)
+    if isinstance(checked, Err):
+        services.metrics.rejected.labels(checked.code.value).inc()
+        raise ApiError.of(checked)
+    context = resolve_context(services.settings, as_of=body.as_of)
+    if isinstance(context, Err):
+        raise ApiError.of(context)
+    run_id = new_run_id()
+    caller = await authorize(request, services, costly=True, run_id=run_id)
+    tools = await services.tool_context(context.value)
+    if isinstance(tools, Err):
+        raise ApiError.of(tools)
+
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[Event | None] = asyncio.Queue()
+    sink = QueueSink(queue, loop)
+    assert services.runs is not None
+
+    async def work() -> None:
+        try:
+            async with services.runs:  # type: ignore[union-attr]
+                await run_briefing(
+                    checked.value,
+                    settings=_budgeted(services.settings, caller),
+                    context=context.value,
+                    question=body.question,
+                    sinks=[sink, services.audit, MetricsSink(services.metrics)],
+                    mode=body.mode,
+                    models=services.models,
+                    registry=services.registry,
+                    run_id=run_id,
+                    tools=tools.value,
+                )
+        finally:
+            # the run is readable from /v1/runs once the stream ends
+            await asyncio.to_thread(services.audit.flush, 10.0)
+            if caller.admission is not None:
+                await asyncio.to_thread(
+                    record_cost, services.keys, caller.admission.request_id, run_id, sink.cost_usd
+                )
+            queue.put_nowait(_END)
+
+    task = asyncio.create_task(work(), name=f"brief-{run_id}")
+
+    async def stream() -> AsyncIterator[ServerSentEvent]:
+        services.metrics.in_progress.inc()
+        first = True
+        try:
+            while (event := await queue.get()) is not _END:
+                if first:
+                    services.metrics.first_event.observe(time.perf_counter() - started)
+                    first = False
+                yield ServerSentEvent(data=event.to_json(), event=event.type, id=str(event.seq))
+        finally:
+            services.metrics.in_progress.dec()
+            if not task.done():
+                task.cancel()
+
+    headers = {"X-Run-Id": run_id, "Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    if caller.admission is not None:
+        headers["X-RateLimit-Remaining"] = str(caller.admission.remaining_rpm)
+    return EventSourceResponse(stream(), ping=PING_S, headers=headers)

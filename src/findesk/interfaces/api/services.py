@@ -1,0 +1,104 @@
+"""What one server process holds open: settings, the audit log, the key store, metrics, warm tools.
+
+Rules:
+- Opened once at start-up (``ApiServices.open`` returns ``Err`` with a clear reason, never raises) and
+  closed at shutdown; requests only borrow from it.
+- The server is stateless apart from its database: keys, usage and runs live in the state database, so
+  several processes behind a load balancer agree. Only caches (tool contexts) are per process.
+- One tool context per data mode, opened on first use and reused by every request (warm briefings);
+  the as-of date is per request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+from dataclasses import dataclass, field
+
+from findesk.agents.runtime import ModelResolver
+from findesk.core.access import KeyStore
+from findesk.core.config import Settings
+from findesk.core.events.audit import AuditLog, open_audit_log
+from findesk.core.result import Err, Ok, Result
+from findesk.data.context import DataContext
+from findesk.interfaces.api.metrics import Metrics
+from findesk.tools.base import ToolContext, ToolRegistry
+from findesk.tools.catalog import close_tool_context, open_tool_context
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def keys_required(settings: Settings, host: str) -> bool:
+    """Keys are required unless the server only listens on loopback (or the setting forces it)."""
+    forced = settings.api.require_keys
+    return (not is_loopback(host)) if forced is None else forced
+
+
+@dataclass
+class ApiServices:
+    settings: Settings
+    audit: AuditLog
+    keys: KeyStore
+    require_keys: bool
+    metrics: Metrics = field(default_factory=Metrics)
+    registry: ToolRegistry | None = None  # None: the default tool catalog (tests plant tools here)
+    models: ModelResolver | None = None  # None: models from the settings (tests use fakes)
+    runs: asyncio.Semaphore | None = None
+    _tools: dict[str, ToolContext] = field(default_factory=dict)
+    _borrowed: set[str] = field(default_factory=set)  # contexts the caller opened and will close
+    _tools_lock: asyncio.Lock | None = None
+
+    @classmethod
+    def open(
+        cls,
+        settings: Settings,
+        *,
+        require_keys: bool,
+        registry: ToolRegistry | None = None,
+        models: ModelResolver | None = None,
+        tools: ToolContext | None = None,
+    ) -> Result[ApiServices]:
+        """``tools``: an open tool context to use for its data mode (the caller closes it)."""
+        audit = open_audit_log(settings)
+        if isinstance(audit, Err):
+            return audit
+        keys = KeyStore.open(settings.resolved_audit_url())
+        if isinstance(keys, Err):
+            audit.value.close()
+            return keys
+        services = cls(settings, audit.value, keys.value, require_keys, registry=registry, models=models)
+        if tools is not None:
+            services._tools[tools.context.mode] = tools
+            services._borrowed.add(tools.context.mode)
+        return Ok(services)
+
+    def started(self) -> None:
+        """Called inside the server's event loop (locks belong to a loop)."""
+        self.runs = asyncio.Semaphore(self.settings.api.max_concurrent_runs)
+        self._tools_lock = asyncio.Lock()
+
+    async def tool_context(self, context: DataContext) -> Result[ToolContext]:
+        assert self._tools_lock is not None, "ApiServices.started() was not called"
+        async with self._tools_lock:
+            ctx = self._tools.get(context.mode)
+            if ctx is None:
+                opened = await open_tool_context(self.settings, context)
+                if isinstance(opened, Err):
+                    return opened
+                ctx = self._tools[context.mode] = opened.value
+        return Ok(ctx)
+
+    async def close(self) -> None:
+        for mode, ctx in self._tools.items():
+            if mode not in self._borrowed:
+                await close_tool_context(ctx)
+        self._tools.clear()
+        await asyncio.to_thread(self.audit.close)
+        self.keys.close()

@@ -1,0 +1,73 @@
+"""``findesk serve``: the HTTP API and web page (FastAPI on uvicorn).
+
+Rules: parse options, open the services, state at start-up where the data comes from, where runs are
+recorded and whether API keys are required; no business logic. Keys are required unless the server
+listens on loopback only; serving without keys on any other address is refused.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from findesk.core.result import Err, ErrorCode
+from findesk.interfaces.cli import session as ses
+
+
+def serve(
+    host: str | None = typer.Option(None, "--host", help="Address to bind (default 127.0.0.1; [api] host)."),
+    port: int | None = typer.Option(None, "--port", "-p", help="Port (default 8000; [api] port)."),
+    require_keys: bool | None = typer.Option(
+        None,
+        "--require-keys/--no-keys",
+        help="Require API keys even on loopback, or allow keyless use (loopback only).",
+    ),
+    log_level: str = typer.Option("warning", "--log-level", help="uvicorn log level."),
+) -> None:
+    """Serve the API (POST /v1/brief as SSE, /v1/runs, /metrics, /docs) and the web page at /."""
+    import uvicorn  # imported here so other commands start fast
+
+    from findesk.data.context import resolve_context
+    from findesk.interfaces.api.app import create_app
+    from findesk.interfaces.api.services import ApiServices, is_loopback, keys_required
+
+    settings = ses.load()
+    bind = host or settings.api.host
+    listen_port = settings.api.port if port is None else port
+    if require_keys is not None:
+        settings = settings.model_copy(
+            update={"api": settings.api.model_copy(update={"require_keys": require_keys})}
+        )
+    required = keys_required(settings, bind)
+    if not required and not is_loopback(bind):
+        ses.fail(
+            Err(
+                ErrorCode.INVALID_INPUT,
+                f"refusing to serve without API keys on {bind}: anyone who can reach it could run "
+                "briefings. Bind to 127.0.0.1, or drop --no-keys and create keys with `findesk keys create`",
+            )
+        )
+    context = ses.unwrap(resolve_context(settings))
+    services = ses.unwrap(ApiServices.open(settings, require_keys=required))
+    active = services.keys.list()
+    count = sum(1 for k in active.value if k.active) if not isinstance(active, Err) else 0
+    tiers = ", ".join(
+        f"{name} {t.rpm}/min ${t.daily_cost_usd:,.2f}/day" for name, t in settings.api.tiers.items()
+    )
+    keys_line = (
+        f"API keys required ({count} active; tiers: {tiers})"
+        if required
+        else f"no API key required: bound to loopback {bind}, so only this machine can connect "
+        "(--require-keys to enforce keys)"
+    )
+    shown = f"[{bind}]" if ":" in bind else bind
+    ses.stderr.print(f"findesk API on http://{shown}:{listen_port}  (page: /  docs: /docs)", highlight=False)
+    ses.stderr.print(f"  data: {context.describe()}", highlight=False)
+    ses.stderr.print(f"  runs recorded in: {services.audit.location}", highlight=False)
+    ses.stderr.print(f"  {keys_line}", highlight=False)
+    uvicorn.run(
+        create_app(services),
+        host=bind,
+        port=listen_port,
+        log_level=log_level,
+        timeout_graceful_shutdown=5,
+    )

@@ -1,0 +1,129 @@
+"""The API in process: a FastAPI app on the real snapshot, driven through Starlette's TestClient.
+
+Rules: one tool context on the snapshot for the session (the server keeps one per process too); every
+test gets its own state database (audit log, keys, usage) under ``tmp_path``; ``make_api`` builds an
+app with keys required or not, planted tools, fake models or other tiers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from findesk.agents.runtime import ModelResolver
+from findesk.core.config import ApiTier, Settings
+from findesk.core.result import Err
+from findesk.data.context import resolve_context
+from findesk.interfaces.api.app import create_app
+from findesk.interfaces.api.services import ApiServices
+from findesk.tools.base import ToolContext, ToolRegistry
+from findesk.tools.catalog import close_tool_context, open_tool_context
+
+AS_OF = date(2025, 8, 29)
+
+
+@dataclass
+class Sse:
+    event: str
+    id: str | None
+    data: dict[str, Any]
+
+
+def parse_sse(text: str) -> list[Sse]:
+    """Frames of an event stream (keep-alive comments skipped)."""
+    out = []
+    for frame in text.replace("\r\n", "\n").split("\n\n"):
+        fields: dict[str, list[str]] = {}
+        for line in frame.split("\n"):
+            if not line or line.startswith(":"):
+                continue
+            name, _, value = line.partition(":")
+            fields.setdefault(name, []).append(value[1:] if value.startswith(" ") else value)
+        if "data" in fields:
+            out.append(
+                Sse(
+                    fields.get("event", ["message"])[0],
+                    (fields.get("id") or [None])[0],
+                    json.loads("\n".join(fields["data"])),
+                )
+            )
+    return out
+
+
+@pytest.fixture(scope="session")
+def api_cache(snapshot_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("api-cache")
+
+
+@pytest.fixture(scope="session")
+def api_tools(snapshot_dir: Path, api_cache: Path) -> Iterator[ToolContext]:
+    settings = Settings(snapshot_dir=snapshot_dir, cache_dir=api_cache, chains={})
+    context = resolve_context(settings, mode="snapshot", as_of=AS_OF)
+    assert not isinstance(context, Err), context
+    opened = asyncio.run(open_tool_context(settings, context.value))
+    assert not isinstance(opened, Err), opened
+    yield opened.value
+    asyncio.run(close_tool_context(opened.value))
+
+
+MakeApi = Callable[..., TestClient]
+
+
+@pytest.fixture
+def api_settings(snapshot_dir: Path, api_cache: Path, tmp_path: Path) -> Settings:
+    return Settings(
+        snapshot_dir=snapshot_dir,
+        cache_dir=api_cache,
+        state_dir=tmp_path / "state",
+        chains={},
+        mode="snapshot",
+    )
+
+
+@pytest.fixture
+def make_api(api_settings: Settings, api_tools: ToolContext) -> Iterator[MakeApi]:
+    clients: list[TestClient] = []
+
+    def make(
+        *,
+        require_keys: bool = False,
+        tiers: dict[str, ApiTier] | None = None,
+        registry: ToolRegistry | None = None,
+        models: ModelResolver | None = None,
+    ) -> TestClient:
+        settings = api_settings
+        if tiers is not None:
+            settings = settings.model_copy(update={"api": settings.api.model_copy(update={"tiers": tiers})})
+        services = ApiServices.open(
+            settings, require_keys=require_keys, registry=registry, models=models, tools=api_tools
+        )
+        assert not isinstance(services, Err), services
+        client = TestClient(create_app(services.value), raise_server_exceptions=False)
+        client.__enter__()  # runs the lifespan (services.started)
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        client.__exit__(None, None, None)
+
+
+def brief(client: TestClient, body: dict[str, Any] | str, **headers: str) -> tuple[int, list[Sse], Any]:
+    """POST /v1/brief; (status, SSE frames, JSON error body or None)."""
+    if isinstance(body, str):
+        response = client.post(
+            "/v1/brief", content=body, headers={"content-type": "application/json", **headers}
+        )
+    else:
+        response = client.post("/v1/brief", json=body, headers=headers)
+    if response.headers.get("content-type", "").startswith("text/event-stream"):
+        return response.status_code, parse_sse(response.text), None
+    return response.status_code, [], response.json()
