@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from conftest import MakeApi, brief
+from conftest import MakeApi, brief, parse_sse
 from findesk.core.events.model import EVENT_TYPES, event_registry
 from findesk.core.result import Err, ErrorCode
 from findesk.tools.base import Tool, ToolContext, ToolRegistry
@@ -49,7 +49,7 @@ def test_the_run_is_readable_from_the_audit_log_as_soon_as_the_stream_ends(make_
     client = make_api()
     response = client.post("/v1/brief", json={"ticker": "MSFT"})
     run_id = response.headers["x-run-id"]
-    streamed = [f for f in __import__("conftest").parse_sse(response.text)]
+    streamed = parse_sse(response.text)
     run = client.get(f"/v1/runs/{run_id}")
     assert run.status_code == 200
     body = run.json()
