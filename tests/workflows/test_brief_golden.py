@@ -215,4 +215,5 @@ def test_a_run_ends_with_exactly_one_done_event_carrying_the_briefing(brief_run:
     assert types.count("done") == 1 and types[-1] == "done" and "error" not in types
     done = run.sink.of_type("done")[0].data
     assert Briefing.model_validate(done.model_dump()["result"]).symbol == "MSFT"
-    assert types.count("agent_start") == 3 and types.count("agent_end") == 3
+    # the workflow (brief) and its three agents
+    assert types.count("agent_start") == 4 and types.count("agent_end") == 4

@@ -98,12 +98,18 @@ def make_api(api_settings: Settings, api_tools: ToolContext) -> Iterator[MakeApi
         tiers: dict[str, ApiTier] | None = None,
         registry: ToolRegistry | None = None,
         models: ModelResolver | None = None,
+        workers: int = 0,
     ) -> TestClient:
         settings = api_settings
         if tiers is not None:
             settings = settings.model_copy(update={"api": settings.api.model_copy(update={"tiers": tiers})})
         services = ApiServices.open(
-            settings, require_keys=require_keys, registry=registry, models=models, tools=api_tools
+            settings,
+            require_keys=require_keys,
+            registry=registry,
+            models=models,
+            tools=api_tools,
+            workers=workers,
         )
         assert not isinstance(services, Err), services
         client = TestClient(create_app(services.value), raise_server_exceptions=False)

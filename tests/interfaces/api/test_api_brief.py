@@ -162,3 +162,21 @@ def test_health_registry_openapi_and_page(make_api: MakeApi) -> None:
     assert "script-src 'self'" in csp and "unsafe-inline" not in csp
     assert client.get("/static/app.js").headers["content-type"].startswith("text/javascript")
     assert client.get("/static/../ops.py").status_code == 404
+
+
+def test_a_briefing_in_a_worker_process_streams_the_same_run(make_api: MakeApi) -> None:
+    client = make_api(workers=1)
+    services = client.app.state.services  # type: ignore[attr-defined]
+    assert services.pool is not None and services.pool.workers == 1
+    status, frames, _ = brief(client, {"ticker": "AAPL"})
+    assert status == 200
+    first = frames[0].data
+    assert first["seq"] == 1 and first["data"]["type"] == "agent_start" and first["data"]["agent"] == "brief"
+    assert [f.data["seq"] for f in frames] == list(range(1, len(frames) + 1))  # one sequence across processes
+    assert frames[-1].event == "done" and frames[-2].data["data"]["type"] == "agent_end"
+    assert sorted(f.data["data"]["name"] for f in frames if f.event == "section") == sorted(SECTION_NAMES)
+    b = Briefing.model_validate(frames[-1].data["data"]["result"])
+    assert b.snapshot.quote is not None and b.snapshot.quote.price == pytest.approx(232.14)
+    run = client.get(f"/v1/runs/{first['run_id']}").json()["run"]
+    assert run["status"] == "done" and run["title"].startswith("brief AAPL 2025-08-29")
+    assert run["event_count"] == len(frames)

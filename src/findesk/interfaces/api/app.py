@@ -57,7 +57,7 @@ class BodyLimit:
 def create_app(services: ApiServices) -> FastAPI:
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        services.started()
+        await services.started()
         try:
             yield
         finally:

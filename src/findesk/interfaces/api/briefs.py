@@ -8,7 +8,11 @@ Rules:
   ``data: <Event JSON>``) and ends after exactly one ``done`` (the briefing) or ``error`` event. The same
   events go to the audit log (committed before the stream ends, so ``GET /v1/runs/{id}`` works at once)
   and to the metrics.
-- A client that disconnects cancels its run (recorded as ``interrupted``).
+- The run's opening event is emitted as the request is accepted; the run itself goes to a worker
+  process (``workflows.brief.pool``) when the server has workers, so its CPU-bound analytics never
+  stall other clients' streams; without workers it runs here.
+- A client that disconnects cancels its run (recorded as ``interrupted``) unless a worker has already
+  started it, in which case it finishes and is recorded.
 - A keyed run's model budget is capped to what is left of the key's daily cost cap; its cost is
   recorded against the key when it ends.
 """
@@ -26,7 +30,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from findesk.core.access import record_cost
 from findesk.core.config import Settings
 from findesk.core.events.model import Event, LlmCall
-from findesk.core.events.trace import new_run_id
+from findesk.core.events.trace import EventBus, Sink, Tracer, new_run_id
 from findesk.core.result import Err
 from findesk.data.context import resolve_context
 from findesk.interfaces.api.auth import Caller, authorize
@@ -34,7 +38,8 @@ from findesk.interfaces.api.errors import ApiError
 from findesk.interfaces.api.metrics import MetricsSink
 from findesk.interfaces.api.schemas import ERRORS, BriefRequest
 from findesk.interfaces.api.services import ApiServices
-from findesk.workflows.brief.run import check_input, run_briefing
+from findesk.workflows.brief.pool import BriefingPool, BriefJob
+from findesk.workflows.brief.run import RunStart, check_input, run_briefing, start_event
 
 router = APIRouter(tags=["briefing"])
 _END = None  # queued after the run's last event
@@ -96,30 +101,54 @@ async def brief(body: BriefRequest, request: Request) -> EventSourceResponse:
         raise ApiError.of(context)
     run_id = new_run_id()
     caller = await authorize(request, services, costly=True, run_id=run_id)
-    tools = await services.tool_context(context.value)
+    tools = await services.tool_context(context.value)  # cheap once open; also checks the data mode
     if isinstance(tools, Err):
         raise ApiError.of(tools)
 
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[Event | None] = asyncio.Queue()
     sink = QueueSink(queue, loop)
-    assert services.runs is not None
+    sinks: list[Sink] = [sink, services.audit, MetricsSink(services.metrics)]
+    # the run's first event goes out now, even if the run waits for a worker
+    opening = Tracer(EventBus(sinks), run_id).emit(
+        start_event(checked.value, context.value.as_of, body.question, body.mode)
+    )
+    start = RunStart(run_id, opening.id, opening.seq + 1)
+    settings = _budgeted(services.settings, caller)
+
+    async def in_process() -> None:
+        assert services.runs is not None
+        async with services.runs:
+            await run_briefing(
+                checked.value,
+                settings=settings,
+                context=context.value,
+                question=body.question,
+                sinks=sinks,
+                mode=body.mode,
+                models=services.models,
+                registry=services.registry,
+                tools=tools.value,
+                start=start,
+            )
+
+    async def in_worker(pool: BriefingPool) -> None:
+        ended = asyncio.Event()
+        budget = settings.llm.budget_usd if caller.admission is not None else None
+        job = BriefJob(start, checked.value, context.value, body.question, body.mode, budget)
+
+        def end() -> None:  # called on the pool's reader thread, after the run's last event
+            loop.call_soon_threadsafe(ended.set)
+
+        future = pool.submit(job, sinks, end)
+        try:
+            await ended.wait()
+        finally:
+            future.cancel()  # only takes effect while the job still waits for a worker
 
     async def work() -> None:
         try:
-            async with services.runs:  # type: ignore[union-attr]
-                await run_briefing(
-                    checked.value,
-                    settings=_budgeted(services.settings, caller),
-                    context=context.value,
-                    question=body.question,
-                    sinks=[sink, services.audit, MetricsSink(services.metrics)],
-                    mode=body.mode,
-                    models=services.models,
-                    registry=services.registry,
-                    run_id=run_id,
-                    tools=tools.value,
-                )
+            await (in_worker(services.pool) if services.pool is not None else in_process())
         finally:
             # the run is readable from /v1/runs once the stream ends
             await asyncio.to_thread(services.audit.flush, 10.0)
@@ -127,7 +156,7 @@ async def brief(body: BriefRequest, request: Request) -> EventSourceResponse:
                 await asyncio.to_thread(
                     record_cost, services.keys, caller.admission.request_id, run_id, sink.cost_usd
                 )
-            queue.put_nowait(_END)
+            loop.call_soon_threadsafe(queue.put_nowait, _END)  # after events the pool hopped over
 
     task = asyncio.create_task(work(), name=f"brief-{run_id}")
 

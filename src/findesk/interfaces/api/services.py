@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import os
 from dataclasses import dataclass, field
 
 from findesk.agents.runtime import ModelResolver
@@ -24,6 +25,7 @@ from findesk.data.context import DataContext
 from findesk.interfaces.api.metrics import Metrics
 from findesk.tools.base import ToolContext, ToolRegistry
 from findesk.tools.catalog import close_tool_context, open_tool_context
+from findesk.workflows.brief.pool import BriefingPool
 
 
 def is_loopback(host: str) -> bool:
@@ -51,6 +53,8 @@ class ApiServices:
     registry: ToolRegistry | None = None  # None: the default tool catalog (tests plant tools here)
     models: ModelResolver | None = None  # None: models from the settings (tests use fakes)
     runs: asyncio.Semaphore | None = None
+    workers: int = 0  # briefing worker processes; 0: briefings run in this process
+    pool: BriefingPool | None = None
     _tools: dict[str, ToolContext] = field(default_factory=dict)
     _borrowed: set[str] = field(default_factory=set)  # contexts the caller opened and will close
     _tools_lock: asyncio.Lock | None = None
@@ -64,8 +68,11 @@ class ApiServices:
         registry: ToolRegistry | None = None,
         models: ModelResolver | None = None,
         tools: ToolContext | None = None,
+        workers: int | None = None,
     ) -> Result[ApiServices]:
-        """``tools``: an open tool context to use for its data mode (the caller closes it)."""
+        """``tools``: an open tool context to use for its data mode (the caller closes it).
+        ``workers``: briefing worker processes (default ``api.workers``, else one per core). Planted
+        tools or models live in this process, so with either of them briefings run here."""
         audit = open_audit_log(settings)
         if isinstance(audit, Err):
             return audit
@@ -73,16 +80,26 @@ class ApiServices:
         if isinstance(keys, Err):
             audit.value.close()
             return keys
-        services = cls(settings, audit.value, keys.value, require_keys, registry=registry, models=models)
+        count = workers if workers is not None else settings.api.workers
+        if count is None:
+            count = os.cpu_count() or 1
+        if registry is not None or models is not None:
+            count = 0
+        services = cls(
+            settings, audit.value, keys.value, require_keys, registry=registry, models=models, workers=count
+        )
         if tools is not None:
             services._tools[tools.context.mode] = tools
             services._borrowed.add(tools.context.mode)
         return Ok(services)
 
-    def started(self) -> None:
-        """Called inside the server's event loop (locks belong to a loop)."""
+    async def started(self) -> None:
+        """Called inside the server's event loop (locks belong to a loop); starts the workers."""
         self.runs = asyncio.Semaphore(self.settings.api.max_concurrent_runs)
         self._tools_lock = asyncio.Lock()
+        if self.workers > 0 and self.pool is None:
+            self.pool = BriefingPool(self.settings, self.workers)
+            await asyncio.to_thread(self.pool.warm_up)
 
     async def tool_context(self, context: DataContext) -> Result[ToolContext]:
         assert self._tools_lock is not None, "ApiServices.started() was not called"
@@ -96,6 +113,9 @@ class ApiServices:
         return Ok(ctx)
 
     async def close(self) -> None:
+        if self.pool is not None:
+            await asyncio.to_thread(self.pool.close)
+            self.pool = None
         for mode, ctx in self._tools.items():
             if mode not in self._borrowed:
                 await close_tool_context(ctx)

@@ -12,6 +12,8 @@ Rules:
 from __future__ import annotations
 
 import asyncio
+import itertools
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -21,7 +23,7 @@ from findesk.agents.run import settings_runtime
 from findesk.agents.runtime import ModelResolver
 from findesk.agents.runtime.outcome import RequestedMode
 from findesk.core.config import Settings
-from findesk.core.events.model import Done, Error
+from findesk.core.events.model import AgentEnd, AgentStart, Done, Error
 from findesk.core.events.trace import EventBus, MemorySink, Sink, Tracer
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.context import DataContext, resolve_context
@@ -35,6 +37,26 @@ from findesk.workflows.brief.assemble import RunFacts, assemble, official_part, 
 from findesk.workflows.brief.graph import BriefDeps, build_graph
 from findesk.workflows.brief.models import Briefing
 from findesk.workflows.brief.stream import SectionStream
+
+
+@dataclass(frozen=True)
+class RunStart:
+    """A briefing whose opening ``agent_start`` was already emitted: the API emits it the moment it
+    accepts a run, before a worker process picks the run up; the run continues that sequence."""
+
+    run_id: str
+    event_id: str
+    next_seq: int
+
+
+def start_event(symbol: str, as_of: date, question: str | None, mode: RequestedMode) -> AgentStart:
+    """The workflow's opening event; every agent, section and tool event of the run nests under it."""
+    return AgentStart(
+        agent="brief",
+        mode=mode,
+        mode_reason="the workflow; each agent states the mode it ran in",
+        inputs={"symbol": symbol, "as_of": as_of.isoformat(), "question": question or ""},
+    )
 
 
 @dataclass
@@ -70,17 +92,29 @@ async def run_briefing(
     registry: ToolRegistry | None = None,
     run_id: str | None = None,
     tools: ToolContext | None = None,
+    start: RunStart | None = None,
 ) -> Result[BriefingRun]:
     """One briefing as a recorded run. ``tools``: an open tool context to reuse (a server or a batch
     keeps one per process so later briefings are warm); the caller closes it. Without it one is opened
-    and closed here."""
+    and closed here. ``start``: the run's opening event was emitted elsewhere (``RunStart``)."""
+    began = time.perf_counter()
     memory = MemorySink()
-    tracer = Tracer(EventBus([memory, *sinks]), run_id)
+    bus = EventBus([memory, *sinks])
+    if start is None:
+        tracer = Tracer(bus, run_id)
+    else:
+        tracer = Tracer(bus, start.run_id, _counter=itertools.count(start.next_seq))
     checked = check_input(symbol, question)
     if isinstance(checked, Err):
         tracer.emit(Error(code=checked.code.value, message=checked.reason))
         return checked
     ticker = checked.value
+    opening = (
+        start.event_id
+        if start is not None
+        else tracer.emit(start_event(ticker, context.as_of, question, mode)).id
+    )
+    workflow = tracer.child(opening)
     if tools is not None:
         opened: Result[ToolContext] = Ok(
             ToolContext(router=tools.router, sections=tools.sections, context=context)
@@ -91,8 +125,8 @@ async def run_briefing(
         tracer.emit(Error(code=opened.code.value, message=opened.reason))
         return opened
     runtime = settings_runtime(settings, opened.value, models=models, registry=registry)
-    deps = BriefDeps(runtime=runtime, tracer=tracer, mode=mode)
-    stream = SectionStream(tracer, memory, context, lambda agent: _agent_warnings(deps, agent))
+    deps = BriefDeps(runtime=runtime, tracer=workflow, mode=mode)
+    stream = SectionStream(workflow, memory, context, lambda agent: _agent_warnings(deps, agent))
     deps.on_official, deps.on_social = stream.official_ready, stream.social_ready
     try:
         state: dict[str, Any] = await build_graph(deps).ainvoke({"symbol": ticker, "as_of": context.as_of})
@@ -108,6 +142,19 @@ async def run_briefing(
     finally:
         if tools is None:
             await close_tool_context(opened.value)
+    workflow.emit(
+        AgentEnd(
+            agent="brief",
+            mode=briefing.audit.mode,
+            ok=True,
+            summary=briefing.headline,
+            tool_calls=len(briefing.audit.tool_calls),
+            input_tokens=sum(a.input_tokens for a in briefing.audit.agents),
+            output_tokens=sum(a.output_tokens for a in briefing.audit.agents),
+            cost_usd=sum(a.cost_usd for a in briefing.audit.agents),
+            latency_ms=(time.perf_counter() - began) * 1000,
+        )
+    )
     tracer.emit(Done(result=briefing.model_dump(mode="json"), summary=briefing.headline))
     return Ok(BriefingRun(tracer.run_id, context.describe(), briefing))
 
