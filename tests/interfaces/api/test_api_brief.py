@@ -180,3 +180,23 @@ def test_a_briefing_in_a_worker_process_streams_the_same_run(make_api: MakeApi) 
     run = client.get(f"/v1/runs/{first['run_id']}").json()["run"]
     assert run["status"] == "done" and run["title"].startswith("brief AAPL 2025-08-29")
     assert run["event_count"] == len(frames)
+
+
+def test_a_quiet_stream_gets_keep_alive_comments(make_api: MakeApi, monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from findesk.interfaces.api import briefs
+
+    def slow(tool: Tool) -> Tool:
+        async def fn(args: Any, ctx: ToolContext) -> Any:
+            await asyncio.sleep(0.3)  # a slow source (or a slow model turn)
+            return await tool.fn(args, ctx)
+
+        return dataclasses.replace(tool, fn=fn)
+
+    monkeypatch.setattr(briefs, "PING_S", 0.05)
+    client = make_api(registry=registry_with("get_quote", slow))
+    response = client.post("/v1/brief", json={"ticker": "AAPL"})
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/event-stream")
+    assert ": ping\n\n" in response.text
+    assert parse_sse(response.text)[-1].event == "done"

@@ -25,14 +25,13 @@ import time
 from collections.abc import AsyncIterator
 
 from fastapi import APIRouter, Request
-from sse_starlette import EventSourceResponse, ServerSentEvent
+from fastapi.responses import StreamingResponse
 
 from findesk.core.access import record_cost
 from findesk.core.config import Settings
 from findesk.core.events.model import Event, LlmCall
 from findesk.core.events.trace import EventBus, Sink, Tracer, new_run_id
 from findesk.core.result import Err
-from findesk.data.context import resolve_context
 from findesk.interfaces.api.auth import Caller, authorize
 from findesk.interfaces.api.errors import ApiError
 from findesk.interfaces.api.metrics import MetricsSink
@@ -67,6 +66,12 @@ class QueueSink:
         pass
 
 
+def sse_frame(event: Event) -> str:
+    """One server-sent event: the kind, the sequence number (for Last-Event-ID), the JSON envelope.
+    JSON never contains a raw newline, so the data fits on one ``data:`` line."""
+    return f"event: {event.type}\nid: {event.seq}\ndata: {event.to_json()}\n\n"
+
+
 def _budgeted(settings: Settings, caller: Caller) -> Settings:
     if caller.admission is None:
         return settings
@@ -79,7 +84,7 @@ def _budgeted(settings: Settings, caller: Caller) -> Settings:
 @router.post(
     "/v1/brief",
     summary="Run an advisor briefing, streamed as server-sent events",
-    response_class=EventSourceResponse,
+    response_class=StreamingResponse,
     responses={
         200: {
             "description": "text/event-stream of run events (kinds: see /v1/events/registry), "
@@ -89,14 +94,14 @@ def _budgeted(settings: Settings, caller: Caller) -> Settings:
         **ERRORS,
     },
 )
-async def brief(body: BriefRequest, request: Request) -> EventSourceResponse:
+async def brief(body: BriefRequest, request: Request) -> StreamingResponse:
     services: ApiServices = request.app.state.services
     started = time.perf_counter()
     checked = check_input(body.ticker, body.question)
     if isinstance(checked, Err):
         services.metrics.rejected.labels(checked.code.value).inc()
         raise ApiError.of(checked)
-    context = resolve_context(services.settings, as_of=body.as_of)
+    context = services.data_context(body.as_of)
     if isinstance(context, Err):
         raise ApiError.of(context)
     run_id = new_run_id()
@@ -160,15 +165,22 @@ async def brief(body: BriefRequest, request: Request) -> EventSourceResponse:
 
     task = asyncio.create_task(work(), name=f"brief-{run_id}")
 
-    async def stream() -> AsyncIterator[ServerSentEvent]:
+    async def stream() -> AsyncIterator[str]:
         services.metrics.in_progress.inc()
         first = True
         try:
-            while (event := await queue.get()) is not _END:
+            while True:
+                try:
+                    event = await asyncio.wait_for(queue.get(), PING_S)
+                except TimeoutError:
+                    yield ": ping\n\n"  # keeps proxies from closing a quiet stream (a slow model turn)
+                    continue
+                if event is _END:
+                    return
                 if first:
                     services.metrics.first_event.observe(time.perf_counter() - started)
                     first = False
-                yield ServerSentEvent(data=event.to_json(), event=event.type, id=str(event.seq))
+                yield sse_frame(event)
         finally:
             services.metrics.in_progress.dec()
             if not task.done():
@@ -177,4 +189,4 @@ async def brief(body: BriefRequest, request: Request) -> EventSourceResponse:
     headers = {"X-Run-Id": run_id, "Cache-Control": "no-store", "X-Accel-Buffering": "no"}
     if caller.admission is not None:
         headers["X-RateLimit-Remaining"] = str(caller.admission.remaining_rpm)
-    return EventSourceResponse(stream(), ping=PING_S, headers=headers)
+    return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)

@@ -15,17 +15,20 @@ import asyncio
 import ipaddress
 import os
 from dataclasses import dataclass, field
+from datetime import date
 
 from findesk.agents.runtime import ModelResolver
 from findesk.core.access import KeyStore
 from findesk.core.config import Settings
 from findesk.core.events.audit import AuditLog, open_audit_log
 from findesk.core.result import Err, Ok, Result
-from findesk.data.context import DataContext
+from findesk.data.context import DataContext, resolve_context
 from findesk.interfaces.api.metrics import Metrics
 from findesk.tools.base import ToolContext, ToolRegistry
 from findesk.tools.catalog import close_tool_context, open_tool_context
 from findesk.workflows.brief.pool import BriefingPool
+
+_CONTEXTS_KEPT = 1000  # distinct as-of dates remembered
 
 
 def is_loopback(host: str) -> bool:
@@ -55,6 +58,7 @@ class ApiServices:
     runs: asyncio.Semaphore | None = None
     workers: int = 0  # briefing worker processes; 0: briefings run in this process
     pool: BriefingPool | None = None
+    _contexts: dict[date | None, DataContext] = field(default_factory=dict)
     _tools: dict[str, ToolContext] = field(default_factory=dict)
     _borrowed: set[str] = field(default_factory=set)  # contexts the caller opened and will close
     _tools_lock: asyncio.Lock | None = None
@@ -100,6 +104,19 @@ class ApiServices:
         if self.workers > 0 and self.pool is None:
             self.pool = BriefingPool(self.settings, self.workers)
             await asyncio.to_thread(self.pool.warm_up)
+
+    def data_context(self, as_of: date | None) -> Result[DataContext]:
+        """The data context of a request, remembered per as-of date: resolving one reads the snapshot's
+        metadata and resolves paths, which a busy server should not repeat for every request."""
+        known = self._contexts.get(as_of)
+        if known is not None:
+            return Ok(known)
+        resolved = resolve_context(self.settings, as_of=as_of)
+        # live without a date means "today", which changes at midnight: never remembered
+        lasting = isinstance(resolved, Ok) and (as_of is not None or resolved.value.mode == "snapshot")
+        if lasting and len(self._contexts) < _CONTEXTS_KEPT:
+            self._contexts[as_of] = resolved.value  # type: ignore[union-attr]
+        return resolved
 
     async def tool_context(self, context: DataContext) -> Result[ToolContext]:
         assert self._tools_lock is not None, "ApiServices.started() was not called"

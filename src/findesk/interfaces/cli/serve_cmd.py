@@ -63,9 +63,16 @@ def serve(
     ses.stderr.print(f"findesk API on http://{shown}:{listen_port}  (page: /  docs: /docs)", highlight=False)
     ses.stderr.print(f"  data: {context.describe()}", highlight=False)
     ses.stderr.print(f"  runs recorded in: {services.audit.location}", highlight=False)
+    where = (
+        f"{services.workers} worker process{'es' if services.workers != 1 else ''}"
+        if services.workers
+        else "this process (api.workers = 0)"
+    )
+    ses.stderr.print(f"  briefings run in {where}", highlight=False)
     ses.stderr.print(f"  {keys_line}", highlight=False)
     uvicorn.run(
         create_app(services),
+        # one process: briefings already use every core through the worker pool
         host=bind,
         port=listen_port,
         log_level=log_level,
