@@ -63,7 +63,7 @@ from findesk.core.events.model import (
     ToolResultReady,
 )
 from findesk.core.result import Err, ErrorCode, Ok, Result
-from findesk.core.storage import open_engine
+from findesk.core.storage import open_engine, state_url
 
 BATCH_MAX = 500
 _COMMIT_ATTEMPTS = 3
@@ -205,34 +205,13 @@ class AuditLog:
 
         ``read_only`` creates nothing: a missing file or schema is ``not_found``.
         """
-        try:
-            parsed = make_url(url)
-        except ArgumentError as exc:
-            return Err(ErrorCode.INVALID_INPUT, f"audit log URL {url!r} is not a database URL: {exc}")
+        checked = state_url(url, what="audit log", read_only=read_only)
+        if isinstance(checked, Err):
+            if checked.code is ErrorCode.NOT_FOUND:
+                return Err(ErrorCode.NOT_FOUND, f"{checked.reason}: no run has been recorded")
+            return checked
+        parsed, location = checked.value
         backend = parsed.get_backend_name()
-        if backend not in ("sqlite", "postgresql"):
-            return Err(
-                ErrorCode.INVALID_INPUT,
-                f"audit log database {backend!r} is not supported (use sqlite or postgresql)",
-            )
-        location = parsed.render_as_string(hide_password=True)
-        if backend == "sqlite":
-            if not parsed.database or parsed.database == ":memory:" or parsed.database.startswith("file:"):
-                return Err(
-                    ErrorCode.INVALID_INPUT,
-                    f"the audit log needs a file, e.g. sqlite:////path/audit.sqlite3 (got {url!r})",
-                )
-            path = Path(parsed.database).expanduser()
-            parsed, location = parsed.set(database=str(path)), str(path)
-            if read_only and not path.is_file():
-                return Err(ErrorCode.NOT_FOUND, f"no audit log at {path} yet: no run has been recorded")
-            if not read_only:
-                try:
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                except OSError as exc:
-                    return Err(
-                        ErrorCode.UNAVAILABLE, f"cannot create the audit log folder {path.parent}: {exc}"
-                    )
         try:
             reader = open_engine(parsed, busy_timeout_s, writer=False)
             writer = None if read_only else open_engine(parsed, busy_timeout_s, writer=True)

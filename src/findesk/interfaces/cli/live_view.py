@@ -25,6 +25,7 @@ from findesk.core.events.model import (
     Event,
     LlmCall,
     RunWarning,
+    SectionReady,
     Token,
     ToolCallStarted,
     ToolResultReady,
@@ -89,6 +90,8 @@ def describe(event: Event, summary_chars: int = 100) -> tuple[str, str] | None:
         calls = f"{d.tool_calls} tool call{'' if d.tool_calls == 1 else 's'}"
         text = f"■ {d.agent} {status} · {calls} · {fmt_usd(d.cost_usd)} · {fmt_ms(d.latency_ms)}"
         return text, "bold" if d.ok else "bold red"
+    if isinstance(d, SectionReady):
+        return f"§ {d.title} ready", "dim"
     if isinstance(d, Error):
         return one_line(f"✗ error {d.code}: {d.message}", summary_chars + 40), "bold red"
     if isinstance(d, Done):

@@ -54,7 +54,7 @@ def start_event(symbol: str, as_of: date, question: str | None, mode: RequestedM
     return AgentStart(
         agent="brief",
         mode=mode,
-        mode_reason="the workflow; each agent states the mode it ran in",
+        mode_reason="as requested; each agent states the mode it ran in",
         inputs={"symbol": symbol, "as_of": as_of.isoformat(), "question": question or ""},
     )
 
