@@ -195,7 +195,8 @@ def test_a_quiet_stream_gets_keep_alive_comments(make_api: MakeApi, monkeypatch:
         return dataclasses.replace(tool, fn=fn)
 
     monkeypatch.setattr(briefs, "PING_S", 0.05)
-    client = make_api(registry=registry_with("get_quote", slow))
+    # every tool waits first: all calls start together, then nothing happens for 0.3 s
+    client = make_api(registry=ToolRegistry([slow(t) for t in data_tools()]))
     response = client.post("/v1/brief", json={"ticker": "AAPL"})
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/event-stream")
     assert ": ping\n\n" in response.text
