@@ -14,13 +14,15 @@ Rules:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy import Connection, Engine, MetaData, create_engine, event, inspect
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.schema import CreateIndex, CreateTable
 
 from findesk.core.result import Err, ErrorCode, Ok, Result
 
@@ -50,6 +52,44 @@ def open_engine(url: URL, busy_timeout_s: float, *, writer: bool) -> Engine:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if writer else "BEGIN")
 
     return engine
+
+
+@dataclass(frozen=True)
+class OpenStore:
+    """Engines on one store's tables in the state database."""
+
+    location: str  # the SQLite file, or the URL without its password
+    backend: str  # "sqlite" | "postgresql"
+    reader: Engine
+    writer: Engine | None  # None when opened read-only
+
+
+def open_store(
+    url: str, *, what: str, metadata: MetaData, read_only: bool, busy_timeout_s: float
+) -> Result[OpenStore]:
+    """Open one store (its ``metadata``'s tables) in the state database, creating the tables unless
+    ``read_only``; read-only, a missing file or missing tables are ``not_found``."""
+    checked = state_url(url, what=what, read_only=read_only)
+    if isinstance(checked, Err):
+        return checked
+    parsed, location = checked.value
+    try:
+        reader = open_engine(parsed, busy_timeout_s, writer=False)
+        writer = None if read_only else open_engine(parsed, busy_timeout_s, writer=True)
+        if writer is not None:
+            with writer.begin() as conn:  # one locked transaction, so concurrent creators agree
+                for table in metadata.sorted_tables:
+                    conn.execute(CreateTable(table, if_not_exists=True))
+                    for index in table.indexes:
+                        conn.execute(CreateIndex(index, if_not_exists=True))
+        elif not set(metadata.tables) <= set(inspect(reader).get_table_names()):
+            reader.dispose()
+            return Err(ErrorCode.NOT_FOUND, f"{location} holds no {what} yet")
+    except ImportError as exc:
+        return Err(ErrorCode.NOT_CONFIGURED, f"the database driver for {location} is not installed: {exc}")
+    except SQLAlchemyError as exc:
+        return database_error(exc, f"open the {what}", location)
+    return Ok(OpenStore(location, parsed.get_backend_name(), reader, writer))
 
 
 def state_url(url: str, *, what: str, read_only: bool) -> Result[tuple[URL, str]]:

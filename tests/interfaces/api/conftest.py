@@ -8,14 +8,12 @@ app with keys required or not, planted tools, fake models or other tiers.
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
-from typing import Any
 
 import pytest
+from api_kit import MakeApi
 from fastapi.testclient import TestClient
 
 from findesk.agents.runtime import ModelResolver
@@ -28,34 +26,6 @@ from findesk.tools.base import ToolContext, ToolRegistry
 from findesk.tools.catalog import close_tool_context, open_tool_context
 
 AS_OF = date(2025, 8, 29)
-
-
-@dataclass
-class Sse:
-    event: str
-    id: str | None
-    data: dict[str, Any]
-
-
-def parse_sse(text: str) -> list[Sse]:
-    """Frames of an event stream (keep-alive comments skipped)."""
-    out = []
-    for frame in text.replace("\r\n", "\n").split("\n\n"):
-        fields: dict[str, list[str]] = {}
-        for line in frame.split("\n"):
-            if not line or line.startswith(":"):
-                continue
-            name, _, value = line.partition(":")
-            fields.setdefault(name, []).append(value[1:] if value.startswith(" ") else value)
-        if "data" in fields:
-            out.append(
-                Sse(
-                    fields.get("event", ["message"])[0],
-                    (fields.get("id") or [None])[0],
-                    json.loads("\n".join(fields["data"])),
-                )
-            )
-    return out
 
 
 @pytest.fixture(scope="session")
@@ -72,9 +42,6 @@ def api_tools(snapshot_dir: Path, api_cache: Path) -> Iterator[ToolContext]:
     assert not isinstance(opened, Err), opened
     yield opened.value
     asyncio.run(close_tool_context(opened.value))
-
-
-MakeApi = Callable[..., TestClient]
 
 
 @pytest.fixture
@@ -120,16 +87,3 @@ def make_api(api_settings: Settings, api_tools: ToolContext) -> Iterator[MakeApi
     yield make
     for client in clients:
         client.__exit__(None, None, None)
-
-
-def brief(client: TestClient, body: dict[str, Any] | str, **headers: str) -> tuple[int, list[Sse], Any]:
-    """POST /v1/brief; (status, SSE frames, JSON error body or None)."""
-    if isinstance(body, str):
-        response = client.post(
-            "/v1/brief", content=body, headers={"content-type": "application/json", **headers}
-        )
-    else:
-        response = client.post("/v1/brief", json=body, headers=headers)
-    if response.headers.get("content-type", "").startswith("text/event-stream"):
-        return response.status_code, parse_sse(response.text), None
-    return response.status_code, [], response.json()

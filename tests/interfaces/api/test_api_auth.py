@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from api_kit import MakeApi, brief
 from fastapi.testclient import TestClient
 
-from conftest import MakeApi, brief
 from findesk.core.access import admit, record_cost, spent_today
 from findesk.core.config import ApiTier
 from findesk.core.result import Err

@@ -6,8 +6,8 @@ import dataclasses
 from typing import Any
 
 import pytest
+from api_kit import MakeApi, brief, parse_sse
 
-from conftest import MakeApi, brief, parse_sse
 from findesk.core.events.model import EVENT_TYPES, event_registry
 from findesk.core.result import Err, ErrorCode
 from findesk.tools.base import Tool, ToolContext, ToolRegistry

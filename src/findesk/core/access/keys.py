@@ -22,13 +22,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, computed_field
-from sqlalchemy import Engine, RowMapping, insert, inspect, select, update
+from sqlalchemy import Engine, RowMapping, insert, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from findesk.core.access.schema import TABLE_NAMES, api_keys, create_tables
+from findesk.core.access.schema import api_keys, metadata
 from findesk.core.config import Settings
 from findesk.core.result import Err, ErrorCode, Ok, Result
-from findesk.core.storage import database_error, open_engine, state_url, utc
+from findesk.core.storage import database_error, open_store, utc
 
 NAME_MAX = 80
 PREFIX = "fdk"
@@ -104,26 +104,12 @@ class KeyStore:
 
         ``read_only`` creates nothing: a missing file or missing tables are ``not_found``.
         """
-        checked = state_url(url, what=_WHAT, read_only=read_only)
-        if isinstance(checked, Err):
-            return checked
-        parsed, location = checked.value
-        try:
-            reader = open_engine(parsed, busy_timeout_s, writer=False)
-            writer = None if read_only else open_engine(parsed, busy_timeout_s, writer=True)
-            if writer is not None:
-                with writer.begin() as conn:  # one locked transaction, so concurrent creators agree
-                    create_tables(conn)
-            elif not set(inspect(reader).get_table_names()) >= TABLE_NAMES:
-                reader.dispose()
-                return Err(ErrorCode.NOT_FOUND, f"{location} holds no API keys yet")
-        except ImportError as exc:
-            return Err(
-                ErrorCode.NOT_CONFIGURED, f"the database driver for {location} is not installed: {exc}"
-            )
-        except SQLAlchemyError as exc:
-            return database_error(exc, f"open the {_WHAT}", location)
-        return Ok(cls(location, reader, writer))
+        opened = open_store(
+            url, what=_WHAT, metadata=metadata, read_only=read_only, busy_timeout_s=busy_timeout_s
+        )
+        if isinstance(opened, Err):
+            return opened
+        return Ok(cls(opened.value.location, opened.value.reader, opened.value.writer))
 
     def close(self) -> None:
         """Release the database connections. Idempotent."""

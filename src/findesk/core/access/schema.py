@@ -11,7 +11,6 @@ from __future__ import annotations
 from sqlalchemy import (
     BigInteger,
     Column,
-    Connection,
     DateTime,
     Float,
     ForeignKey,
@@ -21,7 +20,6 @@ from sqlalchemy import (
     String,
     Table,
 )
-from sqlalchemy.schema import CreateIndex, CreateTable
 
 metadata = MetaData()
 
@@ -52,12 +50,3 @@ api_requests = Table(
     Index("ix_api_requests_ts", "ts"),  # pruning
     Index("ix_api_requests_run", "run_id"),  # run ownership
 )
-
-TABLE_NAMES = frozenset(table.name for table in metadata.sorted_tables)
-
-
-def create_tables(conn: Connection) -> None:
-    for table in metadata.sorted_tables:
-        conn.execute(CreateTable(table, if_not_exists=True))
-        for index in table.indexes:
-            conn.execute(CreateIndex(index, if_not_exists=True))

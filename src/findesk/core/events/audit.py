@@ -44,13 +44,11 @@ from sqlalchemy import (
     Text,
     case,
     func,
-    inspect,
     select,
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import RowMapping, make_url
-from sqlalchemy.exc import ArgumentError, SQLAlchemyError
-from sqlalchemy.schema import CreateIndex, CreateTable
+from sqlalchemy.exc import ArgumentError
 
 from findesk.core.config import Settings
 from findesk.core.events.model import (
@@ -63,7 +61,7 @@ from findesk.core.events.model import (
     ToolResultReady,
 )
 from findesk.core.result import Err, ErrorCode, Ok, Result
-from findesk.core.storage import open_engine, state_url
+from findesk.core.storage import open_store
 
 BATCH_MAX = 500
 _COMMIT_ATTEMPTS = 3
@@ -205,33 +203,15 @@ class AuditLog:
 
         ``read_only`` creates nothing: a missing file or schema is ``not_found``.
         """
-        checked = state_url(url, what="audit log", read_only=read_only)
-        if isinstance(checked, Err):
-            if checked.code is ErrorCode.NOT_FOUND:
-                return Err(ErrorCode.NOT_FOUND, f"{checked.reason}: no run has been recorded")
-            return checked
-        parsed, location = checked.value
-        backend = parsed.get_backend_name()
-        try:
-            reader = open_engine(parsed, busy_timeout_s, writer=False)
-            writer = None if read_only else open_engine(parsed, busy_timeout_s, writer=True)
-            if writer is not None:
-                with writer.begin() as conn:  # one locked transaction, so concurrent creators agree
-                    for table in metadata.sorted_tables:
-                        conn.execute(CreateTable(table, if_not_exists=True))
-                        for index in table.indexes:
-                            conn.execute(CreateIndex(index, if_not_exists=True))
-            elif not {"runs", "events"} <= set(inspect(reader).get_table_names()):
-                reader.dispose()
-                return Err(ErrorCode.NOT_FOUND, f"{location} holds no findesk audit log yet")
-        except ImportError as exc:
-            return Err(
-                ErrorCode.NOT_CONFIGURED, f"the database driver for {location} is not installed: {exc}"
-            )
-        except SQLAlchemyError as exc:
-            reason = getattr(exc, "orig", None) or exc
-            return Err(ErrorCode.UNAVAILABLE, f"cannot open the audit log {location}: {reason}")
-        return Ok(cls(location, reader, writer, backend))
+        opened = open_store(
+            url, what="audit log", metadata=metadata, read_only=read_only, busy_timeout_s=busy_timeout_s
+        )
+        if isinstance(opened, Err):
+            if opened.code is ErrorCode.NOT_FOUND:
+                return Err(ErrorCode.NOT_FOUND, f"{opened.reason}: no run has been recorded")
+            return opened
+        store = opened.value
+        return Ok(cls(store.location, store.reader, store.writer, store.backend))
 
     # -- writing -----------------------------------------------------------------------------
 
