@@ -31,6 +31,7 @@ def test_keys_required_means_401_without_or_with_a_bad_key_and_200_with_a_good_o
     status, _, error = brief(client, {"ticker": "AAPL"})
     assert status == 401 and error["error"]["code"] == "unauthorized"
     assert "findesk keys create" in error["error"]["message"]
+    assert brief(client, {"ticker": "BMW.DE"})[0] == 401  # who is calling is checked first
     secret = new_key(client)
     wrong = secret[:-1] + ("A" if secret[-1] != "A" else "B")
     for headers in (bearer(wrong), bearer("not-a-key"), {"Authorization": f"Basic {secret}"}):

@@ -97,6 +97,8 @@ def _budgeted(settings: Settings, caller: Caller) -> Settings:
 async def brief(body: BriefRequest, request: Request) -> StreamingResponse:
     services: ApiServices = request.app.state.services
     started = time.perf_counter()
+    run_id = new_run_id()
+    caller = await authorize(request, services, costly=True, run_id=run_id)  # 401/429 before anything
     checked = check_input(body.ticker, body.question)
     if isinstance(checked, Err):
         services.metrics.rejected.labels(checked.code.value).inc()
@@ -104,8 +106,6 @@ async def brief(body: BriefRequest, request: Request) -> StreamingResponse:
     context = services.data_context(body.as_of)
     if isinstance(context, Err):
         raise ApiError.of(context)
-    run_id = new_run_id()
-    caller = await authorize(request, services, costly=True, run_id=run_id)
     tools = await services.tool_context(context.value)  # cheap once open; also checks the data mode
     if isinstance(tools, Err):
         raise ApiError.of(tools)
