@@ -60,10 +60,14 @@ def test_a_worker_that_dies_ends_its_run_with_an_error_event(pool: BriefingPool,
     deadline = time.monotonic() + 60
     while not sink.events and time.monotonic() < deadline:  # the worker has started the run
         time.sleep(0.01)
-    for pid in list(pool._executor._processes):  # type: ignore[attr-defined]
+    for pid in list(pool._current.executor._processes):  # type: ignore[attr-defined]
         os.kill(pid, signal.SIGKILL)
     assert ended.wait(60), "the run never ended"
     last = sink.events[-1]
     assert last.data.type == "error" and last.data.code == "unavailable"  # type: ignore[union-attr]
     assert "worker failed" in last.data.message  # type: ignore[union-attr]
     assert last.seq == sink.events[-2].seq + 1  # continues the sequence
+    # the next run gets a new pool and finishes
+    sink, ended = _submit(pool, _job(snapshot_dir, "poolrun0003"))
+    assert ended.wait(120) and sink.events[-1].data.type == "done"
+    assert pool.restarts == 1

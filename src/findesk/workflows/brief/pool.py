@@ -11,7 +11,8 @@ Rules:
   and live HTTP clients stay on the loop they were made on.
 - Events cross as JSON on one queue, tagged with the run id; the run's end is an explicit marker on the
   same queue, so no event is lost or reordered behind it. A worker that dies mid-run ends its runs
-  with an ``error`` event (``unavailable``), never a silent hang.
+  with an ``error`` event (``unavailable``), never a silent hang, and the next ``submit`` replaces the
+  broken pool (and its queue, whose lock the dead worker may hold) with a new one.
 - The caller emits the run's opening event itself (``RunStart``) so a queued run is visible at once.
 """
 
@@ -25,7 +26,9 @@ import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from queue import Empty
 from typing import Any
 
 from findesk.agents.runtime.outcome import RequestedMode
@@ -39,6 +42,7 @@ from findesk.tools.catalog import open_tool_context
 from findesk.workflows.brief.run import RunStart, run_briefing
 
 _END = ""  # payload marking the end of a run's events
+_POLL_S = 0.2  # how often the reader looks up from an empty queue to see if it must stop
 WORKER_NICENESS = 10
 
 
@@ -127,41 +131,71 @@ class _Run:
         self.done = done
 
 
+class _Generation:
+    """One set of worker processes and the queue they write to. A worker that dies may die holding the
+    queue's write lock, so a broken generation is abandoned whole, never reused."""
+
+    def __init__(
+        self, settings: Settings, workers: int, read: Callable[[Any, threading.Event], None]
+    ) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self.queue: Any = ctx.Queue()
+        self.executor = ProcessPoolExecutor(
+            workers, mp_context=ctx, initializer=_init_worker, initargs=(settings, self.queue)
+        )
+        self.stop = threading.Event()
+        self.reader = threading.Thread(
+            target=read, args=(self.queue, self.stop), name="findesk-brief-pool", daemon=True
+        )
+        self.reader.start()
+
+    def retire(self, *, wait: bool) -> None:
+        self.stop.set()
+        self.queue.cancel_join_thread()  # never wait at exit on a lock a dead worker may hold
+        self.executor.shutdown(wait=wait, cancel_futures=True)
+        self.reader.join(2 * _POLL_S)
+
+
 class BriefingPool:
     """Create, ``submit`` runs, ``close``. ``submit`` is called from the caller's event loop."""
 
     def __init__(self, settings: Settings, workers: int) -> None:
-        ctx = multiprocessing.get_context("spawn")
         self.workers = workers
-        self._queue: Any = ctx.Queue()
-        self._executor = ProcessPoolExecutor(
-            workers, mp_context=ctx, initializer=_init_worker, initargs=(settings, self._queue)
-        )
+        self._settings = settings
         self._runs: dict[str, _Run] = {}
         self._lock = threading.Lock()
-        self._reader = threading.Thread(target=self._read, name="findesk-brief-pool", daemon=True)
-        self._reader.start()
+        self._current = _Generation(settings, workers, self._read)
+        self.restarts = 0
 
     def warm_up(self) -> None:
         """Start every worker process now (spawning takes a second or two), not on the first run."""
-        for future in [self._executor.submit(_warm) for _ in range(self.workers)]:
+        for future in [self._current.executor.submit(_warm) for _ in range(self.workers)]:
             future.result()
 
     def submit(self, job: BriefJob, sinks: list[Sink], on_end: Callable[[], None]) -> Future[None]:
-        """Queue a run; its events go to ``sinks`` (from the pool's reader thread), then ``on_end``."""
+        """Queue a run; its events go to ``sinks`` (from the pool's reader thread), then ``on_end``.
+        A pool broken by a dead worker is replaced by a new one first."""
         run = _Run(EventBus(sinks), job.start, on_end)
         with self._lock:
             self._runs[job.start.run_id] = run
-        future = self._executor.submit(_run_job, job)
+        try:
+            future = self._current.executor.submit(_run_job, job)
+        except BrokenProcessPool:
+            self._current.retire(wait=False)
+            self._current = _Generation(self._settings, self.workers, self._read)
+            self.restarts += 1
+            future = self._current.executor.submit(_run_job, job)
         future.add_done_callback(lambda f: self._failed(job.start.run_id, f))
         return future
 
-    def _read(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is None:
+    def _read(self, queue: Any, stop: threading.Event) -> None:
+        while not stop.is_set():
+            try:
+                run_id, payload = queue.get(timeout=_POLL_S)
+            except (EOFError, OSError):
                 return
-            run_id, payload = item
+            except Empty:
+                continue
             with self._lock:
                 run = self._runs.get(run_id)
                 if run is not None and payload == _END:
@@ -194,6 +228,4 @@ class BriefingPool:
         run.done()
 
     def close(self) -> None:
-        self._executor.shutdown(wait=True, cancel_futures=True)
-        self._queue.put(None)
-        self._reader.join(5)
+        self._current.retire(wait=True)
