@@ -134,7 +134,7 @@ class ApiSettings(BaseModel):
     default_tier: str = "free"  # tier of ``findesk keys create`` without --tier
     max_concurrent_runs: int = Field(200, ge=1)  # briefings running at once in one process
     # worker processes that run briefings (their analytics are CPU-bound and would block the server's
-    # event loop); None: one per CPU core; 0: run in the server process
+    # event loop); None: one per CPU core, at most 8; 0: run in the server process
     workers: int | None = Field(None, ge=0, le=64)
 
 

@@ -29,6 +29,8 @@ from findesk.tools.catalog import close_tool_context, open_tool_context
 from findesk.workflows.brief.pool import BriefingPool
 
 _CONTEXTS_KEPT = 1000  # distinct as-of dates remembered
+# each worker holds its own warm tool context (hundreds of MB once the snapshot is loaded)
+DEFAULT_MAX_WORKERS = 8
 
 
 def is_loopback(host: str) -> bool:
@@ -75,8 +77,8 @@ class ApiServices:
         workers: int | None = None,
     ) -> Result[ApiServices]:
         """``tools``: an open tool context to use for its data mode (the caller closes it).
-        ``workers``: briefing worker processes (default ``api.workers``, else one per core). Planted
-        tools or models live in this process, so with either of them briefings run here."""
+        ``workers``: briefing worker processes (default ``api.workers``, else one per core, at most
+        8). Planted tools or models live in this process, so with either of them briefings run here."""
         audit = open_audit_log(settings)
         if isinstance(audit, Err):
             return audit
@@ -86,7 +88,7 @@ class ApiServices:
             return keys
         count = workers if workers is not None else settings.api.workers
         if count is None:
-            count = os.cpu_count() or 1
+            count = min(os.cpu_count() or 1, DEFAULT_MAX_WORKERS)
         if registry is not None or models is not None:
             count = 0
         services = cls(
