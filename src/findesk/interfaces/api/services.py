@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from findesk.agents.runtime import ModelResolver
-from findesk.core.access import KeyStore
+from findesk.core.access import KeyStore, open_key_store
 from findesk.core.config import Settings
 from findesk.core.events.audit import AuditLog, open_audit_log
 from findesk.core.result import Err, Ok, Result
@@ -82,7 +82,7 @@ class ApiServices:
         audit = open_audit_log(settings)
         if isinstance(audit, Err):
             return audit
-        keys = KeyStore.open(settings.resolved_audit_url())
+        keys = open_key_store(settings)
         if isinstance(keys, Err):
             audit.value.close()
             return keys

@@ -16,7 +16,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from findesk.core.access.keys import ApiKey, KeyStore, check_new_key
+from findesk.core.access.keys import ApiKey, KeyStore, check_new_key, open_key_store
 from findesk.core.config import Settings
 from findesk.core.events.audit import audit_location
 from findesk.core.result import Err, ErrorCode
@@ -33,7 +33,7 @@ JSON = typer.Option(False, "--json", help="Print one JSON document instead of te
 
 def _open(settings: Settings, as_json: bool, *, write: bool) -> KeyStore | None:
     """The key store; None when it does not exist yet and ``write`` is False."""
-    opened = KeyStore.open(settings.resolved_audit_url(), read_only=not write)
+    opened = open_key_store(settings, read_only=not write)
     if isinstance(opened, Err):
         if opened.code is ErrorCode.NOT_FOUND and not write:
             return None
