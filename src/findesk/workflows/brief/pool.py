@@ -34,7 +34,7 @@ from typing import Any
 from findesk.agents.runtime.outcome import RequestedMode
 from findesk.core.config import Settings
 from findesk.core.events.model import Error, Event
-from findesk.core.events.trace import EventBus, Sink, Tracer
+from findesk.core.events.trace import CallbackSink, EventBus, Sink, Tracer
 from findesk.core.result import Err, ErrorCode
 from findesk.data.context import DataContext
 from findesk.tools.base import ToolContext
@@ -61,18 +61,6 @@ class BriefJob:
 _worker: dict[str, Any] = {}
 
 
-class _Forward:
-    def __init__(self, queue: Any, run_id: str) -> None:
-        self._queue = queue
-        self._run_id = run_id
-
-    def write(self, event: Event) -> None:
-        self._queue.put((self._run_id, event.to_json()))
-
-    def close(self) -> None:
-        pass
-
-
 def _init_worker(settings: Settings, queue: Any) -> None:
     # Workers yield the CPU to the server process: accepting requests and streaming events must not
     # wait behind another client's analytics. On an idle machine this costs nothing.
@@ -85,7 +73,8 @@ def _run_job(job: BriefJob) -> None:
     settings: Settings = _worker["settings"]
     loop: asyncio.AbstractEventLoop = _worker["loop"]
     queue = _worker["queue"]
-    sink = _Forward(queue, job.start.run_id)
+    run_id = job.start.run_id
+    sink = CallbackSink(lambda event: queue.put((run_id, event.to_json())))
     try:
         if job.budget_usd is not None:
             settings = settings.model_copy(
