@@ -60,3 +60,10 @@ def test_refusals_are_one_line_errors_with_exit_code_two(snapshot_dir: Path) -> 
     assert bad.returncode == 2 and "--format must be one of" in bad.stderr
     as_json = findesk("brief", "VOD.L", "--format", "json")
     assert as_json.returncode == 2 and json.loads(as_json.stdout)["error"]["code"] == "out_of_scope"
+
+
+def test_unknown_ticker_exits_non_zero_with_not_found(snapshot_dir: Path) -> None:
+    proc = findesk("brief", "NESN", "--as-of", "2025-08-29", "--quiet")
+    assert proc.returncode == 4, proc.stdout
+    assert "not_found" in proc.stderr and "NESN" in proc.stderr
+    assert "Snapshot" not in proc.stdout

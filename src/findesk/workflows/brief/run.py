@@ -3,6 +3,8 @@
 Rules:
 - Input guards run before any tool: the question (optional) is capped at 2,000 characters and refused
   when it asks for advice; the ticker must be a US listing (any symbol with a ``.`` is out of scope).
+  Before the graph, a ticker no source knows (no company record and no price) ends the run with
+  ``not_found`` instead of a briefing made of errors.
 - A run always ends with exactly one ``done`` (carrying the briefing) or ``error`` event; returns
   ``Err`` instead of raising.
 - The same graph, sections and guards serve both modes; the mode is chosen per agent from the
@@ -124,6 +126,12 @@ async def run_briefing(
     if isinstance(opened, Err):
         tracer.emit(Error(code=opened.code.value, message=opened.reason))
         return opened
+    unknown = await _unknown_symbol(opened.value, ticker)
+    if unknown is not None:
+        if tools is None:
+            await close_tool_context(opened.value)
+        tracer.emit(Error(code=unknown.code.value, message=unknown.reason))
+        return unknown
     runtime = settings_runtime(settings, opened.value, models=models, registry=registry)
     deps = BriefDeps(runtime=runtime, tracer=workflow, mode=mode)
     stream = SectionStream(workflow, memory, context, lambda agent: _agent_warnings(deps, agent))
@@ -157,6 +165,24 @@ async def run_briefing(
     )
     tracer.emit(Done(result=briefing.model_dump(mode="json"), summary=briefing.headline))
     return Ok(BriefingRun(tracer.run_id, context.describe(), briefing))
+
+
+async def _unknown_symbol(tools: ToolContext, ticker: str) -> Err | None:
+    """``not_found`` when no source knows the ticker at all (no company record and no price): a
+    briefing of nothing but errors would read as if the company existed and the desk had failed."""
+    company, quote = await asyncio.gather(
+        tools.router.company(ticker, tools.as_of), tools.router.quote(ticker, tools.as_of)
+    )
+    if isinstance(company, Ok) or isinstance(quote, Ok):
+        return None
+    if company.code is not ErrorCode.NOT_FOUND or quote.code is not ErrorCode.NOT_FOUND:
+        return None  # a source that failed or has no data is a warning in the briefing, not "unknown"
+    return Err(
+        ErrorCode.NOT_FOUND,
+        f"{ticker} is not a US listing known to the data sources ({tools.context.describe()}): no company "
+        "record and no price. Check the ticker; findesk covers US listings only (a foreign company may "
+        "trade in the US under another ticker, e.g. Nestlé as the ADR NSRGY).",
+    )
 
 
 def _agent_warnings(deps: BriefDeps, agent: str) -> list[str]:
