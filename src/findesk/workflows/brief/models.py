@@ -125,6 +125,30 @@ class AuditSection(Section):
     advice_removed: list[AdviceFinding] = Field(default_factory=list)
 
 
+class AnswerPoint(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    section: SectionName
+    text: str  # one line of the section's own evidence
+    citations: list[str] = Field(default_factory=list)  # source keys (``Briefing.source_number``)
+
+
+class ClientAnswer(BaseModel):
+    """Where the briefing answers the client's question, or that it does not (``addressed`` false)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    question: str
+    addressed: bool
+    topics: list[str] = Field(default_factory=list)  # "risk factors", "reported figures", …
+    points: list[AnswerPoint] = Field(default_factory=list)
+    note: str  # one sentence: which sections to read, or why the briefing does not answer it
+
+
+def section_title(name: SectionName) -> str:
+    return SECTION_TITLES[SECTION_NAMES.index(name)]
+
+
 class Briefing(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -140,6 +164,7 @@ class Briefing(BaseModel):
     divergences: DivergencesSection
     audit: AuditSection
     sources: list[SourceRef] = Field(default_factory=list)
+    question: ClientAnswer | None = None  # the client's question, answered from the sections above
     disclaimer: str = DISCLAIMER
 
     def source_number(self, key: str) -> int | None:

@@ -38,6 +38,7 @@ from findesk.workflows.brief import audit
 from findesk.workflows.brief.assemble import RunFacts, assemble, official_part, social_part
 from findesk.workflows.brief.graph import BriefDeps, build_graph
 from findesk.workflows.brief.models import Briefing
+from findesk.workflows.brief.question import answer_question
 from findesk.workflows.brief.stream import SectionStream
 
 
@@ -138,7 +139,7 @@ async def run_briefing(
     deps.on_official, deps.on_social = stream.official_ready, stream.social_ready
     try:
         state: dict[str, Any] = await build_graph(deps).ainvoke({"symbol": ticker, "as_of": context.as_of})
-        briefing = _briefing(state, deps, memory, stream, context)
+        briefing = _briefing(state, deps, memory, stream, context, question)
         stream.finish(briefing)
     except (asyncio.CancelledError, KeyboardInterrupt):
         tracer.emit(Error(code="interrupted", message="the run was interrupted"))
@@ -191,7 +192,12 @@ def _agent_warnings(deps: BriefDeps, agent: str) -> list[str]:
 
 
 def _briefing(
-    state: dict[str, Any], deps: BriefDeps, memory: MemorySink, stream: SectionStream, context: DataContext
+    state: dict[str, Any],
+    deps: BriefDeps,
+    memory: MemorySink,
+    stream: SectionStream,
+    context: DataContext,
+    question: str | None,
 ) -> Briefing:
     events = list(memory.events)
     official, social = state["official"], state["social"]
@@ -219,9 +225,10 @@ def _briefing(
     pool = collect_numbers(audit.tool_payloads(events), official, social, state["divergences"], counts)
     official_done = stream.official or official_part(official, _agent_warnings(deps, "official"), pool)
     social_done = stream.social or social_part(social, pool)
-    return assemble(
+    briefing = assemble(
         official_done, social_done, state["divergences"], state["notes"], state["fallback_notes"], run, pool
     )
+    return briefing.model_copy(update={"question": answer_question(question, briefing)})
 
 
 def brief(

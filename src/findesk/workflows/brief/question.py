@@ -1,0 +1,403 @@
+"""The client's question answered from the briefing's own evidence, or said to be outside it.
+
+Rules:
+- Pure: the question and the finished briefing come in; nothing is looked up again, nothing invented.
+- A question is matched to the briefing's topics by words (English plus the common words of Spanish,
+  German, French, Italian, Portuguese and Chinese); each matched topic points to its section and
+  repeats that section's evidence with its footnote numbers, in the section's own words.
+- A topic whose section has no evidence says so ("the briefing has no risk factors for F: …"), and a
+  question matching no topic gets an explicit "not addressed by this briefing", with what the briefing
+  does cover. Social evidence is always labelled UNVERIFIED.
+- Advice requests never reach this module: the input guard refuses them before any tool is called.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+
+from findesk.workflows.brief.models import AnswerPoint, Briefing, ClientAnswer, section_title
+from findesk.workflows.brief.render_markdown import exact
+
+_MAX_POINTS = 3
+
+
+_Extract = Callable[[Briefing], list[AnswerPoint]]
+
+
+def _words(*alternatives: str) -> re.Pattern[str]:
+    """Whole-word (or, for CJK, substring) alternatives, matched on the folded question."""
+    latin = [a for a in alternatives if a.isascii()]
+    other = [a for a in alternatives if not a.isascii()]
+    parts = [rf"\b(?:{'|'.join(re.escape(a) for a in latin)})\b"] if latin else []
+    parts += [re.escape(a) for a in other]
+    return re.compile("|".join(parts))
+
+
+def _fold(text: str) -> str:
+    """NFKC, case-fold, accents stripped: "Riesgos", "RIESGOS" and "riésgos" match alike."""
+    decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def _risks(b: Briefing) -> list[AnswerPoint]:
+    return [
+        AnswerPoint(section="risks", text=r.title or r.claim, citations=[r.citation])
+        for r in b.risks.risks[:_MAX_POINTS]
+    ]
+
+
+def _figures(b: Briefing) -> list[AnswerPoint]:
+    points = []
+    for f in b.business.facts[: _MAX_POINTS + 1]:
+        period = f"{f.period_start.isoformat()}..{f.period_end.isoformat()}" if f.period_start else ""
+        filed = f"{f.form or 'filing'} filed {f.filed.isoformat()}"
+        text = f"{f.metric} {exact(f.value)} {f.unit} ({period}, {filed})".replace(" (, ", " (")
+        points.append(AnswerPoint(section="business", text=text, citations=[f.citation]))
+    return points
+
+
+def _business(b: Briefing) -> list[AnswerPoint]:
+    return [
+        AnswerPoint(section="business", text=f.claim, citations=[f.citation])
+        for f in b.business.findings[:_MAX_POINTS]
+    ]
+
+
+def _quote(b: Briefing) -> list[AnswerPoint]:
+    q = b.snapshot.quote
+    if q is None:
+        return []
+    change = f" ({q.change_pct:+.2f}%)" if q.change_pct is not None else ""
+    volume = f", volume {q.volume:,}" if q.volume is not None else ""
+    text = (
+        f"{b.symbol} last price {q.price:,.2f} {q.currency}{change} on {q.session_date.isoformat()}{volume}"
+    )
+    return [AnswerPoint(section="snapshot", text=text)]
+
+
+def _events(b: Briefing) -> list[AnswerPoint]:
+    points = []
+    for f in b.events.filings[:_MAX_POINTS]:
+        items = "; ".join(f"Item {i.item} {i.title}" for i in f.items)
+        head = f"{f.form} filed {f.filing_date.isoformat()}"
+        text = f"{head}: {items}" if items else head
+        points.append(AnswerPoint(section="events", text=text, citations=[f.citation]))
+    return points
+
+
+def _social(b: Briefing) -> list[AnswerPoint]:
+    r = b.social.report
+    if not r.posts:
+        return []
+    points = [
+        AnswerPoint(
+            section="social",
+            text=f"[UNVERIFIED] {len(r.posts)} posts and articles {r.window_start.isoformat()}.."
+            f"{r.as_of.isoformat()}; themes: " + (", ".join(t.theme for t in r.themes[:3]) or "none"),
+        )
+    ]
+    return points
+
+
+def _divergences(b: Briefing) -> list[AnswerPoint]:
+    return [
+        AnswerPoint(
+            section="divergences",
+            text=f"[UNVERIFIED claim] {d.claim.text} — {d.official.statement}",
+            citations=list(d.official.citations[:2]),
+        )
+        for d in b.divergences.divergences[:_MAX_POINTS]
+    ]
+
+
+# (topic, section title, words, evidence); order is the order points are listed in
+_TOPICS: tuple[tuple[str, str, re.Pattern[str], _Extract], ...] = (
+    (
+        "risk factors",
+        "Top risks",
+        _words(
+            "risk",
+            "risks",
+            "risky",
+            "threat",
+            "threats",
+            "danger",
+            "exposure",
+            "exposed",
+            "headwind",
+            "headwinds",
+            "worry",
+            "worries",
+            "concern",
+            "concerns",
+            "downside",
+            "riesgo",
+            "riesgos",
+            "risiko",
+            "risiken",
+            "risque",
+            "risques",
+            "rischio",
+            "rischi",
+            "risco",
+            "riscos",
+            "风险",
+        ),
+        _risks,
+    ),
+    (
+        "reported figures",
+        "Business snapshot",
+        _words(
+            "revenue",
+            "revenues",
+            "sales",
+            "earnings",
+            "eps",
+            "profit",
+            "profits",
+            "income",
+            "growth",
+            "grew",
+            "grow",
+            "margin",
+            "margins",
+            "results",
+            "quarter",
+            "quarterly",
+            "annual",
+            "fiscal",
+            "ingresos",
+            "ventas",
+            "beneficio",
+            "ganancias",
+            "umsatz",
+            "gewinn",
+            "ergebnis",
+            "chiffre",
+            "benefice",
+            "resultats",
+            "ricavi",
+            "utile",
+            "receita",
+            "lucro",
+            "收入",
+            "营收",
+            "利润",
+            "盈利",
+            "财报",
+            "业绩",
+        ),
+        _figures,
+    ),
+    (
+        "business",
+        "Business snapshot",
+        _words(
+            "business",
+            "businesses",
+            "products",
+            "product",
+            "services",
+            "segment",
+            "segments",
+            "company",
+            "do",
+            "does",
+            "make",
+            "makes",
+            "sell",
+            "sells",
+            "negocio",
+            "empresa",
+            "geschaft",
+            "unternehmen",
+            "entreprise",
+            "activite",
+            "azienda",
+            "negocio",
+            "业务",
+            "公司",
+            "产品",
+        ),
+        _business,
+    ),
+    (
+        "the quote",
+        "Snapshot",
+        _words(
+            "price",
+            "prices",
+            "stock",
+            "shares",
+            "share",
+            "trading",
+            "traded",
+            "volume",
+            "close",
+            "closed",
+            "market cap",
+            "capitalization",
+            "valuation",
+            "precio",
+            "accion",
+            "acciones",
+            "kurs",
+            "aktie",
+            "cours",
+            "action",
+            "prezzo",
+            "preco",
+            "股价",
+            "价格",
+            "市值",
+        ),
+        _quote,
+    ),
+    (
+        "filings and events",
+        "Material events",
+        _words(
+            "filing",
+            "filings",
+            "filed",
+            "8-k",
+            "10-k",
+            "10-q",
+            "sec",
+            "announce",
+            "announced",
+            "announcement",
+            "event",
+            "events",
+            "ceo",
+            "cfo",
+            "executive",
+            "executives",
+            "director",
+            "directors",
+            "board",
+            "acquisition",
+            "acquire",
+            "merger",
+            "buyback",
+            "dividend",
+            "split",
+            "management",
+            "news",
+            "anuncio",
+            "ankundigung",
+            "annonce",
+            "公告",
+            "文件",
+        ),
+        _events,
+    ),
+    (
+        "social posts",
+        "Social signal (UNVERIFIED)",
+        _words(
+            "reddit",
+            "social",
+            "sentiment",
+            "posts",
+            "post",
+            "buzz",
+            "rumor",
+            "rumors",
+            "rumour",
+            "rumours",
+            "stocktwits",
+            "twitter",
+            "chatter",
+            "retail",
+            "hype",
+            "pump",
+            "people saying",
+            "redes",
+            "rumores",
+            "geruchte",
+            "stimmung",
+            "rumeur",
+            "rumeurs",
+            "社交",
+            "传言",
+            "情绪",
+        ),
+        _social,
+    ),
+    (
+        "claims checked against filings",
+        "Divergences",
+        _words(
+            "true",
+            "accurate",
+            "verify",
+            "verified",
+            "contradict",
+            "contradicted",
+            "claim",
+            "claims",
+            "divergence",
+            "divergences",
+            "fact-check",
+            "mislead",
+            "misleading",
+            "cierto",
+            "verdad",
+            "stimmt",
+            "wahr",
+            "vrai",
+            "vero",
+            "verdade",
+            "真的",
+            "属实",
+        ),
+        _divergences,
+    ),
+)
+
+_COVERS = (
+    "this briefing covers the quote, what the company does and its reported revenue and EPS, recent "
+    "filings, the 10-K's leading risk factors, social posts (unverified) and claims checked against filings"
+)
+
+
+def answer_question(question: str | None, b: Briefing) -> ClientAnswer | None:
+    """Where the briefing answers ``question`` (with its footnotes), or that it does not."""
+    if question is None or not question.strip():
+        return None
+    folded = _fold(question)
+    topics: list[str] = []
+    points: list[AnswerPoint] = []
+    empty: list[str] = []
+    for topic, title, words, extract in _TOPICS:
+        if not words.search(folded):
+            continue
+        if topic == "business" and topics:
+            continue  # "what does the company say about risk" is about risk, not the business line
+        topics.append(topic)
+        found = extract(b)
+        if found:
+            points.extend(found)
+        else:
+            empty.append(f"{title} has no {topic} for {b.symbol}")
+    clean = " ".join(question.split())
+    if not topics:
+        return ClientAnswer(
+            question=clean,
+            addressed=False,
+            note=f"Not addressed by this briefing: {_COVERS}. Answer it from other sources.",
+        )
+    where = ", ".join(dict.fromkeys(section_title(p.section) for p in points))
+    if not points:
+        note = "Not addressed by this briefing: " + "; ".join(empty) + "."
+    else:
+        note = (
+            f"The briefing's evidence on {', '.join(topics)} is in {where}"
+            + (f"; {'; '.join(empty)}" if empty else "")
+            + ". It answers only from that evidence; anything else needs other sources."
+        )
+    return ClientAnswer(question=clean, addressed=bool(points), topics=topics, points=points, note=note)

@@ -1,0 +1,52 @@
+"""The client's question gets an answer from the briefing's own evidence, or an explicit "not addressed"
+(issue 12, defect 13: ``--question`` used to change nothing)."""
+
+from __future__ import annotations
+
+import pytest
+from brief_kit import BriefRun
+
+
+def test_without_a_question_there_is_no_answer_block(brief_run: BriefRun) -> None:
+    assert brief_run("AAPL").briefing.question is None
+
+
+def test_a_risk_question_points_to_the_risk_factors_with_their_citations(brief_run: BriefRun) -> None:
+    b = brief_run("AAPL", question="What risks does Apple list?").briefing
+    assert b.question is not None and b.question.addressed
+    assert b.question.topics == ["risk factors"]
+    assert [p.text for p in b.question.points] == [r.title for r in b.risks.risks[:3]]
+    for point in b.question.points:
+        assert point.section == "risks"
+        assert all(b.source_number(key) is not None for key in point.citations)  # every [n] resolves
+    assert "Top risks" in b.question.note
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["¿Cuáles son los riesgos principales?", "Welche Risiken nennt Apple?", "苹果有哪些主要风险？"],
+)
+def test_questions_in_other_languages_are_matched_too(brief_run: BriefRun, question: str) -> None:
+    b = brief_run("AAPL", question=question).briefing
+    assert b.question is not None and b.question.addressed and b.question.topics == ["risk factors"]
+
+
+def test_a_figures_question_repeats_the_reported_figures_with_their_filing(brief_run: BriefRun) -> None:
+    b = brief_run("AAPL", question="How did revenue grow last quarter?").briefing
+    assert b.question is not None and b.question.addressed
+    assert b.question.points and all(p.section == "business" for p in b.question.points)
+    assert any("94,036,000,000" in p.text for p in b.question.points)
+    assert all(b.source_number(k) is not None for p in b.question.points for k in p.citations)
+
+
+def test_a_question_outside_the_briefing_is_said_to_be_not_addressed(brief_run: BriefRun) -> None:
+    b = brief_run("AAPL", question="Who designed the Apple Park campus?").briefing
+    assert b.question is not None and not b.question.addressed and not b.question.points
+    assert b.question.note.startswith("Not addressed by this briefing")
+
+
+def test_a_topic_the_briefing_has_no_evidence_for_is_not_addressed(brief_run: BriefRun) -> None:
+    # F has no filings in the snapshot: its risk factors cannot be quoted
+    b = brief_run("F", question="What are Ford's main risks?").briefing
+    assert b.question is not None and not b.question.addressed
+    assert "Top risks has no risk factors for F" in b.question.note
