@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from findesk.core.llm.tokens import count_tokens
 from findesk.core.llm.types import ModelRequest, ModelResponse, TokenUsage, ToolCall
 from findesk.core.result import Err, ErrorCode, Ok, Result
 
@@ -118,8 +119,12 @@ class ScriptedModel:
 
 
 def approx_usage(request: ModelRequest, answer: Reply) -> TokenUsage:
-    """Four characters a token, counted over everything a provider would bill."""
-    sent = len(request.system) + sum(len(m.model_dump_json()) for m in request.messages)
-    sent += sum(len(json.dumps(t.parameters)) + len(t.description) for t in request.tools)
-    produced = len(answer.text) + sum(len(json.dumps(a)) for _, a in answer.calls)
-    return TokenUsage(input_tokens=max(1, sent // 4), output_tokens=max(1, produced // 4))
+    """Real cl100k tokens over everything a provider would bill (system, messages, tool schemas; the
+    reply's text and tool arguments), as a scripted model has no ``usage`` of its own."""
+    sent = [request.system, *(m.model_dump_json() for m in request.messages)]
+    sent += [json.dumps(t.parameters) + t.description for t in request.tools]
+    produced = [answer.text, *(json.dumps(a) for _, a in answer.calls)]
+    return TokenUsage(
+        input_tokens=max(1, sum(count_tokens(s) for s in sent)),
+        output_tokens=max(1, sum(count_tokens(s) for s in produced)),
+    )
