@@ -185,6 +185,33 @@ def collect_numbers(*sources: Any) -> NumberPool:
         return NumberPool()
 
 
+class NumberCollector:
+    """A run's numbers gathered once: each source is walked the first time it is added (by key), and
+    every pool built later reuses those values. A briefing builds three pools (official, social, final)
+    over the same 200-250 kB of tool results; walking them once saves a third of warm CPU."""
+
+    def __init__(self) -> None:
+        self._values: list[float] = []
+        self._keys: set[object] = set()
+
+    def add(self, key: object, source: Any) -> None:
+        """Walk ``source`` unless a source was already added under ``key``."""
+        if key in self._keys:
+            return
+        self._keys.add(key)
+        try:
+            self._values.extend(_walk([source]))
+        except Exception:  # as collect_numbers: an odd object adds no numbers, never breaks a report
+            return
+
+    def pool(self, *extra: Any) -> NumberPool:
+        """The numbers added so far plus those in ``extra`` (walked now, not kept)."""
+        try:
+            return NumberPool([*self._values, *_walk(extra)])
+        except Exception:
+            return NumberPool(self._values)
+
+
 def _sentence_at(text: str, breaks: list[tuple[int, int]], pos: int) -> str:
     """The sentence around ``pos``; ``breaks`` are the (start, end) spans between sentences, in order."""
     k = bisect_left(breaks, (pos, pos))

@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from findesk.core.events.model import AgentEnd, Event, LlmCall, ToolCallStarted, ToolResultReady
+from findesk.guardrails.number_trace import NumberCollector
 from findesk.tools.summaries import clip
 from findesk.workflows.brief.models import AgentRecord, ToolCallRecord
 
@@ -77,7 +78,9 @@ def model_round_trips(events: Sequence[Event]) -> int:
     return parallel + sum(n for agent, n in calls.items() if agent not in PARALLEL_AGENTS)
 
 
-def tool_payloads(events: Sequence[Event]) -> list[object]:
-    return [
-        e.data.result for e in events if isinstance(e.data, ToolResultReady) and e.data.result is not None
-    ]
+def collect_tool_numbers(events: Sequence[Event], numbers: NumberCollector) -> NumberCollector:
+    """Add each tool result's numbers to ``numbers`` once (keyed by event id); returns ``numbers``."""
+    for e in events:
+        if isinstance(e.data, ToolResultReady) and e.data.result is not None:
+            numbers.add(e.id, e.data.result)
+    return numbers

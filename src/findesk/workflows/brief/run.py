@@ -31,7 +31,6 @@ from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.context import DataContext, resolve_context
 from findesk.data.symbols import normalize_symbol
 from findesk.guardrails.advice import MAX_INPUT_CHARS, check_request
-from findesk.guardrails.number_trace import collect_numbers
 from findesk.tools.base import ToolContext, ToolRegistry
 from findesk.tools.catalog import close_tool_context, open_tool_context
 from findesk.workflows.brief import audit
@@ -222,7 +221,7 @@ def _briefing(
         "flags": len(social.pump_flags),
         "themes": [t.mentions for t in social.themes],
     }
-    pool = collect_numbers(audit.tool_payloads(events), official, social, state["divergences"], counts)
+    pool = stream.pool(official, social, state["divergences"], counts)
     official_done = stream.official or official_part(official, _agent_warnings(deps, "official"), pool)
     social_done = stream.social or social_part(social, pool)
     briefing = assemble(

@@ -17,7 +17,7 @@ from findesk.agents.roles.brief.reports import OfficialReport, SocialReport
 from findesk.core.events.model import SectionReady
 from findesk.core.events.trace import MemorySink, Tracer
 from findesk.data.context import DataContext
-from findesk.guardrails.number_trace import collect_numbers
+from findesk.guardrails.number_trace import NumberCollector, NumberPool
 from findesk.workflows.brief import audit
 from findesk.workflows.brief.assemble import OfficialPart, SocialPart, official_part, social_part
 from findesk.workflows.brief.models import (
@@ -53,20 +53,25 @@ class SectionStream:
         self._agent_warnings = agent_warnings
         self.official: OfficialPart | None = None
         self.social: SocialPart | None = None
+        self.numbers = NumberCollector()  # every tool result is walked for numbers once per run
 
     @property
     def run_id(self) -> str:
         return self._tracer.run_id
 
+    def pool(self, *extra: object) -> NumberPool:
+        """The numbers of every tool result so far, plus ``extra``."""
+        return audit.collect_tool_numbers(list(self._memory.events), self.numbers).pool(*extra)
+
     def official_ready(self, report: OfficialReport) -> None:
-        pool = collect_numbers(audit.tool_payloads(list(self._memory.events)), report)
+        pool = self.pool(report)
         self.official = official_part(report, self._agent_warnings("official"), pool)
         draft = self._draft(report.symbol)
         for name in _OFFICIAL:
             self._emit(draft, name)
 
     def social_ready(self, report: SocialReport) -> None:
-        pool = collect_numbers(audit.tool_payloads(list(self._memory.events)), report)
+        pool = self.pool(report)
         self.social = social_part(report, pool)
         self._emit(self._draft(report.symbol), "social")
 
