@@ -3,9 +3,12 @@
 Rules this module keeps:
 - Pure; never raises. Odd input (empty, whitespace, non-text) gives ``Ok("")``/no findings, not errors.
 - findesk never gives investment advice: buy/sell/hold recommendations, price targets, allocations.
-- Asking what others reported ("what price target cut did the news report?") is research, not advice:
-  topic-only patterns (``_WEAK``) are allowed when the request names a third party or a past report.
-  Requests addressed to us ("your price target", "should I buy") are always refused.
+- Input requests are matched in English, Spanish, German, French, Italian, Portuguese, Chinese and
+  Japanese, on text folded for look-alikes (``advice_patterns``). Asking what others reported ("what
+  price target cut did the news report?") or what a word means is research, not advice; requests
+  addressed to us or our client ("your price target", "should my client trim") are always refused.
+- The refusal says what is out of scope and what the desk does instead, in English for every input
+  language (one message to test, log and translate).
 - Output checks are for our own prose. Patterns need an advice *form* (imperative, "we recommend",
   "rate … a buy", "$" target, "% of your portfolio"), never a bare word, so buy-side, buybacks,
   Best Buy, sell-offs and bullish posters are not flagged. Third-party rating/target news stays
@@ -20,6 +23,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from findesk.core.result import ErrorCode, Ok, Result, err
+from findesk.guardrails.advice_patterns import advice_phrase
 
 MAX_INPUT_CHARS = 2_000
 SCRUB_MARKER = "[removed: investment advice is out of scope]"
@@ -29,8 +33,10 @@ Kind = Literal["recommendation", "price_target", "allocation"]
 
 REFUSAL = (
     "findesk does not give investment advice: no buy/sell/hold recommendations, price targets or "
-    "portfolio allocations. It can prepare a cited briefing instead (filings, market data and social "
-    "signal for a ticker, each with its source), e.g. 'briefing on AAPL' or 'what are the risks for AAPL'."
+    "portfolio allocations, whatever the wording or language. It can prepare a cited briefing instead "
+    "(filings, market data and social signal for a ticker, each with its source) and answer research "
+    "questions from it, e.g. 'what are the main risks for AAPL', 'how did revenue grow', 'summarize the "
+    "latest 8-K' or 'what did analysts say about the price target'."
 )
 
 
@@ -42,83 +48,6 @@ class AdviceFinding(BaseModel):
     sentence: str  # the sentence containing it (clipped to 240)
 
 
-# ---- input: requests are normalized to lowercase words ("what's" -> "whats", punctuation -> space) ----
-
-_ACT = (
-    r"(?:buy|buying|sell|selling|hold|holding|short|shorting|keep|dump|trim|add to|exit|invest|investing"
-    r"|purchase|unload|accumulate|own|load up|double down|take profits?|get out|get in|go long|go short"
-    r"|cash out|average down|bail|bullish|bearish)"
-)
-_POT = r"(?:portfolio|savings|money|retirement|401 ?k|ira|roth|net worth|capital|cash|nest egg)"
-_STRONG = [
-    rf"\b(?:should|shall|must|ought to) (?:i|we)\b(?: \w+){{0,3}}? (?:be )?{_ACT}\b(?! back| side| off)",
-    rf"\b(?:i|we) (?:should|ought to|must)(?: \w+){{0,2}}? (?:be )?{_ACT}\b(?! back| side| off)",
-    r"\b(?:would|will|do|could|can) you(?: \w+){0,2}? (?:buy|sell|short|hold|own|invest in)\b(?! back)",
-    r"\bis (?!there )(?:\w+ ){1,3}an? (?:\w+ )?(?:buy|sell|hold|short|investment|bargain)\b"
-    r"(?! back| side| off| squeeze| interest| report| seller| term| sale| position| list)",
-    r"\b(?:good|bad|smart|wise|safe|great|solid) (?:investment|buy|bet|pick)\b(?! back| side)",
-    r"\bworth (?:buying|selling|holding|owning|investing|shorting)\b",
-    r"\b(?:stocks?|shares|etfs?|what|which one|which|companies|tickers?) (?:should (?:i|we) |to )"
-    r"(?:buy|sell|short|invest in|own|hold|avoid)\b(?! back)",
-    r"\b(?:is it|is now|now|good|right|best|bad|ideal|wrong|perfect)(?: \w+){0,3}? (?:time|moment"
-    r"|entry point) to (?:buy|sell|short|get in|get out|exit|invest|enter|take profits?|trim|add|load up"
-    r"|dump|bail)\b",
-    r"\bwhen to (?:buy|sell|short|get in|get out|exit|take profits?)\b",
-    r"\byour (?:\w+ ){0,2}(?:price target|target price|target|fair value|prediction|forecast|rating"
-    r"|recommendations?|picks?|call on|valuation)\b",
-    r"\b(?:you|findesk)(?: \w+){0,3}? (?:price target|target price|fair value|rating|forecast|prediction)\b",
-    r"\b(?:price target|target price|fair value|rating|forecast)(?: \w+){0,3}? (?:you|findesk)\b",
-    r"\b(?:give|set|suggest|estimate|calculate|compute|tell|derive)(?: me| us)? (?:an? |the |your )?(?:\w+ )"
-    r"{0,2}(?:price target|target price|fair value|price prediction|price forecast|intrinsic value)\b",
-    r"\bhow (?:much|many)(?: \w+){0,3}? (?:should|shall|do|would|can|could|must) (?:i|we)(?: \w+){0,2}? "
-    r"(?:put|allocate|invest|buy|spend|stick|own|hold|keep|dedicate|risk|sell|park)\b",
-    rf"\b(?:percentage|percent|%|portion|share|fraction|part|weight|weighting|allocation|amount|how much) "
-    rf"(?:of|in|for|to) (?:my|our) (?:\w+ )?{_POT}\b",
-    rf"\b(?:allocate|allocating|put|putting|invest|investing|move|rebalance|diversify|split|park|structure"
-    rf"|weight)(?: \w+){{0,3}}? (?:my|our) (?:\w+ )?{_POT}\b",
-    r"\bhow should (?:i|we) (?:allocate|invest|split|weight|size|position)\b|\bposition siz(?:e|ing)\b",
-    r"\b(?:investment|financial|trading) (?:advice|tips?|recommendations?)\b|\bstock (?:tips?|picks?)\b",
-]
-# Topics that are advice when asked of us, research when asked about what others said or did.
-_WEAK = [
-    r"\b(?:buy|sell|hold|short|long) (?:or|vs|versus) (?:sell|hold|buy|short|long|wait)\b|\bbuy sell\b",
-    r"\b(?:recommend|suggest|advise)(?:ed|ing|s)?(?: me| us)?(?: \w+){0,2}? (?:buying|selling|shorting"
-    r"|holding|stocks?|shares|etfs?|investments?|positions?|buy|sell|short|what to)\b",
-    r"\b(?:price targets?|target prices?|fair value|price prediction|price forecast|price objective|pt)\b",
-    r"\b(?:predict|forecast|project)(?: \w+){0,2} (?:stock |share )?prices?\b",
-    r"\bwhere will (?:(?:the |its )(?:stock|shares|share price|price)|it|they|(?!(?:the|a|an|its|this|that"
-    r"|our|their|your|we|i|you)\b)\w+(?: stock| shares| share price| price)?) (?:be|trade|go|end up|close"
-    r"|head|land|stand)\b",
-    r"\bhow (?:high|low|far) (?:will|can|could|would|might) (?:\w+ ){1,3}?(?:go|fall|rise|drop|climb|run)\b",
-    r"\bwill (?!(?:rates?|inflation|revenue|sales|margins?|earnings|eps|the fed|fed|yields?|costs?|oil|gdp"
-    r"|jobs|demand|taxes|debt|the company)\b)(?:\w+ ){1,2}?(?:go up|go down|rise|fall|drop|rally|crash"
-    r"|recover|rebound|moon|tank|climb|sink|double|outperform|underperform|beat the market|hit \$?\d"
-    r"|reach \$?\d)\b",
-    r"\brate (?:\w+ ){1,2}(?:as )?(?:an? )?(?:buy|sell|hold|strong buy|outperform|underperform|overweight"
-    r"|underweight)\b|\b(?:buy|sell|hold) rating\b",
-]
-_REPORTED = re.compile(
-    r"\b(?:analysts?|reported|reports?|reporting|news|headlines?|articles?|press|said|says|announced"
-    r"|consensus|street|brokers?|brokerages?|banks?|insiders?|institutions?|funds?|did|was|were|cut|cuts"
-    r"|raised|lowered|lifted|trimmed|upgraded|downgraded|upgrades?|downgrades?|reiterated|according"
-    r"|form 4|13f|filings?|filed|posters?|posts|stocktwits|reddit|sentiment)\b"
-)
-_STRONG_RE = re.compile("|".join(_STRONG))
-_WEAK_RE = re.compile("|".join(_WEAK))
-
-
-def _normalize(text: str) -> str:
-    lowered = re.sub(r"[’‘`´']", "", text.lower())
-    return " ".join(re.sub(r"[^a-z0-9%$]+", " ", lowered).split())
-
-
-def _advice_request(text: str) -> str | None:
-    """The phrase that makes ``text`` an advice request, or None."""
-    norm = _normalize(text)
-    m = _STRONG_RE.search(norm) or (None if _REPORTED.search(norm) else _WEAK_RE.search(norm))
-    return m.group(0) if m else None
-
-
 def check_request(text: str) -> Result[str]:
     """Ok(stripped text), or Err INVALID_INPUT (too long) / REFUSED (asks for investment advice)."""
     stripped = text.strip() if isinstance(text, str) else ""
@@ -128,7 +57,7 @@ def check_request(text: str) -> Result[str]:
             f"the request is {len(stripped):,} characters long; the cap is {MAX_INPUT_CHARS:,}. "
             "Shorten it and ask again.",
         )
-    if (phrase := _advice_request(stripped)) is not None:
+    if (phrase := advice_phrase(stripped)) is not None:
         return err(ErrorCode.REFUSED, REFUSAL, matched=phrase)
     return Ok(stripped)
 
