@@ -3,14 +3,38 @@
 Rules: parse options, open the services, state at start-up where the data comes from, where runs are
 recorded and whether API keys are required; no business logic. Keys are required unless the server
 listens on loopback only; serving without keys on any other address is refused.
+The port is bound before anything is printed or opened, and uvicorn serves on that very socket: a busy
+port is a one-line error and a non-zero exit, never a banner followed by a crash.
 """
 
 from __future__ import annotations
 
+import errno
+import socket
+
 import typer
 
-from findesk.core.result import Err, ErrorCode
+from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.interfaces.cli import session as ses
+
+
+def bind_port(host: str, port: int) -> Result[socket.socket]:
+    """A socket bound to ``host:port`` (port 0: any free one), as uvicorn would bind it, or why not."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    # as uvicorn does; on Linux it still refuses a port another socket listens on
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            return Err(ErrorCode.UNAVAILABLE, f"port {port} on {host} is in use; pass --port")
+        return Err(ErrorCode.INVALID_INPUT, f"cannot listen on {host} port {port}: {exc.strerror or exc}")
+    except (OverflowError, socket.gaierror) as exc:
+        sock.close()
+        return Err(ErrorCode.INVALID_INPUT, f"cannot listen on {host} port {port}: {exc}")
+    sock.set_inheritable(True)
+    return Ok(sock)
 
 
 def serve(
@@ -46,8 +70,14 @@ def serve(
                 "briefings. Bind to 127.0.0.1, or drop --no-keys and create keys with `findesk keys create`",
             )
         )
-    context = ses.unwrap(resolve_context(settings))
-    services = ses.unwrap(ApiServices.open(settings, require_keys=required))
+    sock = ses.unwrap(bind_port(bind, listen_port))
+    listen_port = int(sock.getsockname()[1])
+    try:
+        context = ses.unwrap(resolve_context(settings))
+        services = ses.unwrap(ApiServices.open(settings, require_keys=required))
+    except BaseException:
+        sock.close()
+        raise
     active = services.keys.list()
     count = sum(1 for k in active.value if k.active) if not isinstance(active, Err) else 0
     tiers = ", ".join(
@@ -70,7 +100,7 @@ def serve(
     )
     ses.stderr.print(f"  briefings run in {where}", highlight=False)
     ses.stderr.print(f"  {keys_line}", highlight=False)
-    uvicorn.run(
+    config = uvicorn.Config(
         create_app(services),
         # one process: briefings already use every core through the worker pool
         host=bind,
@@ -78,3 +108,4 @@ def serve(
         log_level=log_level,
         timeout_graceful_shutdown=5,
     )
+    uvicorn.Server(config).run(sockets=[sock])
