@@ -6,6 +6,10 @@ Rules:
   own baseline); z = (volume - mean) / sample standard deviation. A flat baseline (stdev 0) gives no z.
 - ``unusual`` when |z| >= ``threshold`` (default 2.0); the ratio to the baseline mean is reported too,
   because a z-score alone hides how large the move is.
+- One session, one volume (``on_quote_volume``): when the quote of the same session states a volume,
+  the last bar takes it, so the briefing never shows two volumes for one day. Bars within 5 % of it are
+  the same figure from another feed (only the last bar changes); a larger gap is a share basis change
+  (a split after the session, already applied to adjusted bars), so every bar is rescaled by it.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from findesk.data.models import PriceBar
 DEFAULT_WINDOW = 30
 DEFAULT_THRESHOLD = 2.0
 MIN_BASELINE = 10
+SAME_FIGURE = 0.05  # bar volume within 5 % of the quote's: the same session from another feed
 
 
 class VolumeAnomaly(BaseModel):
@@ -37,6 +42,7 @@ class VolumeAnomaly(BaseModel):
     ratio: float | None  # volume / baseline mean
     unusual: bool
     threshold: float
+    note: str | None = None  # where the session's volume and the baseline come from, when they differ
 
 
 def volume_anomaly(
@@ -66,3 +72,31 @@ def volume_anomaly(
         unusual=z is not None and abs(z) >= threshold,
         threshold=threshold,
     )
+
+
+def on_quote_volume(
+    bars: Sequence[PriceBar], session: date, volume: int
+) -> tuple[list[PriceBar], str | None]:
+    """``bars`` with the last session's volume set to the quote's ``volume`` and a note saying so;
+    unchanged (note None) when the last bar is another session or has no volume."""
+    ordered = sorted(bars, key=lambda b: b.date)
+    last = ordered[-1] if ordered else None
+    if last is None or last.date != session or not last.volume or last.volume == volume:
+        return ordered, None
+    ratio = volume / last.volume
+    if abs(ratio - 1.0) <= SAME_FIGURE:
+        note = (
+            f"the {session.isoformat()} volume is the quote's ({volume:,}); the daily bars give "
+            f"{last.volume:,} ({(ratio - 1.0) * 100:+.2f}% apart, another feed) and supply the baseline"
+        )
+        return [*ordered[:-1], last.model_copy(update={"volume": volume})], note
+    note = (
+        f"the daily bars' volumes are on another share basis than the quote ({last.volume:,} vs {volume:,} "
+        f"on {session.isoformat()}); every bar's volume is multiplied by {ratio:.4g} to the quote's basis"
+    )
+    scaled = [
+        b.model_copy(update={"volume": None if b.volume is None else round(b.volume * ratio)})
+        for b in ordered
+    ]
+    scaled[-1] = scaled[-1].model_copy(update={"volume": volume})
+    return scaled, note

@@ -1,23 +1,31 @@
 """Market tools: company identity, the last session's quote, daily price history.
 
 Rules:
-- Thin: each tool shapes its arguments, calls one ``DataRouter`` method with ``ctx.as_of`` and
-  returns the router's ``Result`` unchanged; summaries only format what the value holds.
+- Thin: each tool shapes its arguments, calls one ``DataRouter`` method with ``ctx.as_of`` (the volume
+  check two: bars and the quote) and returns the router's ``Result``; summaries only format the value.
 - Every summary names the session date(s), the price basis (as traded vs adjusted) and the source,
   so each figure a model quotes can be traced back.
-- Volume anomaly computes with ``analytics.volume`` over the router's daily bars (I/O here, maths there).
+- Volume anomaly computes with ``analytics.volume`` over the router's daily bars (I/O here, maths there);
+  the last session's volume is the quote's own figure, so one session never shows two volumes.
 - Price history sends a summary (first/last, range, return, volume), never every bar; the bars
   stay in the full result for the audit log.
 """
 
 from __future__ import annotations
 
+import asyncio
 from datetime import date, timedelta
 from typing import Annotated, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from findesk.analytics.volume import DEFAULT_THRESHOLD, DEFAULT_WINDOW, VolumeAnomaly, volume_anomaly
+from findesk.analytics.volume import (
+    DEFAULT_THRESHOLD,
+    DEFAULT_WINDOW,
+    VolumeAnomaly,
+    on_quote_volume,
+    volume_anomaly,
+)
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.models import Company, PriceBars, Quote, Source
 from findesk.tools.args import POINT_IN_TIME, QUOTE_RULE, SymbolArgs, Ticker, ToolArgs
@@ -65,7 +73,12 @@ async def _quote(args: SymbolArgs, ctx: ToolContext) -> Result[Quote]:
 
 def summarize_quote(q: Quote) -> str:
     lines = [f"{q.symbol} last price {money(q.price)} {q.currency} (session {q.session_date.isoformat()}"]
-    lines[0] += ", end-of-day/delayed, as traded)" if q.delayed else ", as traded)"
+    basis = {
+        "as_traded": "as traded",
+        "adjusted": "split/dividend-adjusted level, NOT the as-traded close",
+        "index": "index level",
+    }[q.basis]
+    lines[0] += f", end-of-day/delayed, {basis})" if q.delayed else f", {basis})"
     if q.change is not None:
         pct = f" ({q.change_pct:+.2f}%)" if q.change_pct is not None else ""
         lines.append(f"change {q.change:+,.2f}{pct} vs previous close {money(q.previous_close)}")
@@ -76,9 +89,20 @@ def summarize_quote(q: Quote) -> str:
     if q.market_cap is not None:
         dated = f" as of {q.market_cap_date.isoformat()}" if q.market_cap_date else ""
         lines.append(f"market cap {compact(q.market_cap)} {q.currency}{dated}")
+    r = q.range_52w
+    if r is not None:
+        split = ", split-adjusted" if r.split_adjusted else ""
+        lines.append(
+            f"52-week closing range{split} {money(r.low)} ({r.low_date.isoformat()}) to {money(r.high)} "
+            f"({r.high_date.isoformat()}) over {r.sessions} sessions "
+            f"{r.start.isoformat()}..{r.end.isoformat()}"
+            + ("" if r.complete else " (data does not cover the full 52 weeks)")
+        )
     text = "; ".join(lines) + f". Source: {q.source.cite()}"
     if q.source.note:
         text += f" ({q.source.note})"
+    if r is not None:
+        text += f"; 52-week range: {r.source.cite()}" + "".join(f"\nNote: {n}" for n in r.notes)
     for note in q.notes:
         text += f"\nNote: {note}"
     return text
@@ -193,17 +217,29 @@ class VolumeCheck(BaseModel):
 
 async def _volume_anomaly(args: SymbolArgs, ctx: ToolContext) -> Result[VolumeCheck]:
     start = ctx.as_of - timedelta(days=VOLUME_LOOKBACK_DAYS)
-    got = await ctx.router.bars(args.symbol, start, ctx.as_of, ctx.as_of)
+    got, quote = await asyncio.gather(
+        ctx.router.bars(args.symbol, start, ctx.as_of, ctx.as_of), ctx.router.quote(args.symbol, ctx.as_of)
+    )
     if isinstance(got, Err):
         return got
-    anomaly = volume_anomaly(got.value.bars, window=DEFAULT_WINDOW, threshold=DEFAULT_THRESHOLD)
+    bars, note = got.value.bars, None
+    # One session, one volume: the quote's figure for its session wins over the bars' feed.
+    if isinstance(quote, Ok) and quote.value.volume is not None:
+        bars, note = on_quote_volume(bars, quote.value.session_date, quote.value.volume)
+    anomaly = volume_anomaly(bars, window=DEFAULT_WINDOW, threshold=DEFAULT_THRESHOLD)
     if anomaly is None:
         return Err(
             ErrorCode.NO_DATA,
             f"too little volume history for {args.symbol} before {ctx.as_of.isoformat()} to judge an anomaly "
             f"({len(got.value.bars)} sessions)",
         )
+    if note is not None:
+        anomaly = anomaly.model_copy(update={"note": f"{note} (quote: {quote_source(quote)})"})
     return Ok(VolumeCheck(symbol=got.value.symbol, anomaly=anomaly, source=got.value.source))
+
+
+def quote_source(quote: Result[Quote]) -> str:
+    return quote.value.source.cite() if isinstance(quote, Ok) else "none"
 
 
 def summarize_volume(v: VolumeCheck) -> str:
@@ -216,6 +252,7 @@ def summarize_volume(v: VolumeCheck) -> str:
         f"{exact(round(a.baseline_mean))} (stdev {exact(round(a.baseline_stdev))}) over the prior "
         f"{a.baseline_sessions} sessions {a.baseline_start.isoformat()}..{a.baseline_end.isoformat()}: "
         f"{z}{ratio}; {verdict} (|z| >= {a.threshold:g} is unusual). Source: {v.source.cite()}"
+        + (f"\nNote: {a.note}" if a.note else "")
     )
 
 

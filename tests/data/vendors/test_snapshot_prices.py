@@ -146,9 +146,11 @@ def test_unknown_symbol_is_not_found(store: PriceStore) -> None:
 
 
 def test_date_before_the_data_is_no_data(store: PriceStore) -> None:
-    got = store.quote("AAPL", date(2019, 12, 31))
+    # long_history holds AAPL from 2005-10-10 (issue 12: the quote used to stop at the 2021 panel)
+    got = store.quote("AAPL", date(2005, 1, 3))
     assert isinstance(got, Err) and got.code is ErrorCode.NO_DATA
-    assert "2021-01-04" in got.reason
+    # the data's first date is after the as-of date: not named (issue 12, defect 16: no future dates)
+    assert "2005-10-10" not in got.reason and "later as-of date" in got.reason
 
 
 def test_garbage_symbol_is_invalid_input(store: PriceStore) -> None:

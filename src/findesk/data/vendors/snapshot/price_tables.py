@@ -3,6 +3,12 @@
 Rules this module keeps:
 - Each file is read once per process (the store wraps these in ``Lazy``) and indexed by ticker;
   per-symbol slices are cached under a lock (callers run in worker threads).
+- One pyarrow read at a time per process (``arrow_read``): each file has its own lazy lock, so without
+  this the movers parquet, the S&P 500 CSV, the ETF parquet, the market caps and a long_history CSV
+  could be parsed at once from different worker threads, all on pyarrow's shared thread pools; under
+  parallel briefings that failed now and then ("get_quote failed: ArrowException", issue 12). A read is
+  internally parallel already, so serialising them costs little; a thread holding this lock takes no
+  other lock, so it cannot deadlock.
 - Values are the files' own numbers: nothing is rescaled or adjusted here (the store does that and
   says so in a quote's notes).
 """
@@ -10,9 +16,10 @@ Rules this module keeps:
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -35,6 +42,15 @@ LONG_HISTORY = "prices/equities/long_history/{symbol}.csv"
 
 Floats = npt.NDArray[np.float64]
 Days = npt.NDArray[np.datetime64]
+T = TypeVar("T")
+
+_ARROW_LOCK = threading.Lock()
+
+
+def arrow_read(read: Callable[[], T]) -> T:
+    """``read()`` (a pyarrow file read and its conversion to numpy) while no other thread runs one."""
+    with _ARROW_LOCK:
+        return read()
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,9 +167,13 @@ class Panel:
 
 def series_from_csv(files: SnapshotFiles, rel: str, adjusted: bool) -> Ohlcv:
     """A single-symbol ``Date,Open,High,Low,Close,Volume`` file (column order may vary)."""
-    table = pcsv.read_csv(files.path(rel))
-    cols = {k: table.column(k.capitalize()).cast(pa.float64()).to_numpy() for k in OHLCV}
-    dates = table.column("Date").to_numpy().astype("datetime64[D]")
+
+    def read() -> tuple[dict[str, Floats], Days]:
+        table = pcsv.read_csv(files.path(rel))
+        cols = {k: table.column(k.capitalize()).cast(pa.float64()).to_numpy() for k in OHLCV}
+        return cols, table.column("Date").to_numpy().astype("datetime64[D]")
+
+    cols, dates = arrow_read(read)
     order = np.argsort(dates, kind="stable")
     keep = ~np.isnan(cols["close"][order])
     pick = order[keep]
@@ -226,6 +246,15 @@ class Caps:
 
 class MarketCaps:
     def __init__(self, files: SnapshotFiles) -> None:
+        names, codes, dates, close, caps = arrow_read(lambda: MarketCaps._read(files))
+        order, spans = row_spans(codes, dates, len(names))
+        self._by_symbol: dict[str, Caps] = {}
+        for name, (a, b) in zip(names, spans, strict=True):
+            rows = order[a:b]
+            self._by_symbol[name] = Caps(dates[rows], close[rows], caps[rows])
+
+    @staticmethod
+    def _read(files: SnapshotFiles) -> tuple[list[str], npt.NDArray[np.integer[Any]], Days, Floats, Floats]:
         table = pcsv.read_csv(
             files.path(MARKET_CAPS),
             convert_options=pcsv.ConvertOptions(
@@ -235,13 +264,13 @@ class MarketCaps:
         )
         names, codes = encode(table.column("symbol"))
         dates = table.column("date").to_numpy().astype("datetime64[D]")
-        close = table.column("close").to_numpy()
-        caps = table.column("market_cap_usd").to_numpy()
-        order, spans = row_spans(codes, dates, len(names))
-        self._by_symbol: dict[str, Caps] = {}
-        for name, (a, b) in zip(names, spans, strict=True):
-            rows = order[a:b]
-            self._by_symbol[name] = Caps(dates[rows], close[rows], caps[rows])
+        return (
+            names,
+            codes,
+            dates,
+            table.column("close").to_numpy(),
+            table.column("market_cap_usd").to_numpy(),
+        )
 
     def get(self, symbol: str) -> Caps | None:
         return self._by_symbol.get(symbol)

@@ -11,7 +11,11 @@ Rules this module keeps:
 - Bars are adjusted (split and dividend, as downloaded) except index levels (``^GSPC``, ``^VIX``);
   one request is served from one file only, never a mix of adjustment bases.
 - Every big file is read once per process (``Lazy``) and indexed by ticker; per-symbol slices are
-  cached. All methods are synchronous and thread-safe (the vendor runs them in worker threads).
+  cached. All methods are synchronous and thread-safe (the vendor runs them in worker threads); pyarrow
+  reads run one at a time (``price_tables.arrow_read``).
+- A quote says its ``basis``; an adjusted quote says where as-traded data starts. Its 52-week range
+  (closes after the session minus 52 weeks) is on the quote's own basis: as-traded closes with splits
+  in the window undone, else the adjusted file's closes; a window the data does not fully cover says so.
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Callable
-from datetime import date
+from datetime import date, timedelta
+from fractions import Fraction
 
 import numpy as np
 import pyarrow as pa
@@ -27,7 +32,8 @@ import pyarrow.csv as pcsv
 import pyarrow.parquet as pq
 
 from findesk.core.result import Err, ErrorCode, Ok, Result
-from findesk.data.models import PriceBar, PriceBars, Quote
+from findesk.data.models import PriceBar, PriceBars, Quote, Source
+from findesk.data.models.market import PriceBasis, PriceRange
 from findesk.data.vendors.snapshot import sorted_columns
 from findesk.data.vendors.snapshot.files import Lazy, SnapshotFiles
 from findesk.data.vendors.snapshot.price_tables import (
@@ -41,11 +47,13 @@ from findesk.data.vendors.snapshot.price_tables import (
     SPY_FILE,
     VIX_FILE,
     Days,
+    Floats,
     MarketCaps,
     Movers,
     MoversTable,
     Ohlcv,
     Panel,
+    arrow_read,
     series_from_csv,
     to_day,
 )
@@ -57,6 +65,8 @@ _ALLOWED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-^")
 # |derived %change - reported %change| above this means the previous row is on another basis
 # (split, relabelled scrape): the reported %change wins.
 _PCT_TOLERANCE = 0.05
+# a change of the as-traded / adjusted ratio above this between two rows is a split, not a dividend
+_SPLIT_JUMP = 0.05
 
 
 def _opt(value: float, digits: int = 4) -> float | None:
@@ -89,7 +99,7 @@ class PriceStore:
 
     def _sorted(self, rel: str, build: Callable[[], SortedColumns]) -> SortedColumns:
         cache = self.files.cache_dir / "price-index" if self.files.cache_dir is not None else None
-        return sorted_columns.cached(cache, self.files.path(rel), build)
+        return sorted_columns.cached(cache, self.files.path(rel), lambda: arrow_read(build))
 
     def _movers_table(self) -> MoversTable | None:
         if not self.files.exists(MOVERS):
@@ -176,12 +186,14 @@ class PriceStore:
         movers_day = to_day(movers.dates[i]) if movers is not None and i >= 0 else None
         if movers is not None and movers_day is not None and (session is None or movers_day >= session):
             return Ok(self._as_traded_quote(sym, movers, i))
-        adjusted = self._adjusted(sym)
+        # the file that reaches back to as_of (long_history before 2021), not merely the first listed
+        adjusted = self._adjusted(sym, covering=as_of)
         if adjusted is not None:
             j = adjusted.last_index(as_of)
             if j >= 0 and (movers_day is None or to_day(adjusted.dates[j]) > movers_day):
                 gap = None if movers is None else f"the movers table has no row for {sym} on {session}"
-                return Ok(self._adjusted_quote(sym, adjusted, j, gap))
+                starts = None if movers is None else to_day(movers.dates[0])
+                return Ok(self._adjusted_quote(sym, adjusted, j, gap, starts))
         if movers is not None and movers_day is not None:  # stale, but the only row there is
             q = self._as_traded_quote(sym, movers, i)
             note = f"the movers table has no row for {sym} on the session {session}; this is its last row"
@@ -193,11 +205,11 @@ class PriceStore:
                 "long_history, ^GSPC/^VIX); check the ticker",
                 "snapshot",
             )
-        first = min(to_day(s.dates[0]) for s in (movers, adjusted) if s is not None and len(s.dates))
+        # no start date in the message: it would date data the run may not see (after as_of)
         return Err(
             ErrorCode.NO_DATA,
-            f"the snapshot has no price for {sym} on or before {as_of} (its data starts {first}); "
-            "use a later as-of date",
+            f"the snapshot has no price for {sym} on or before {as_of} (no price file for {sym} reaches "
+            "back that far); use a later as-of date",
             "snapshot",
         )
 
@@ -246,6 +258,7 @@ class PriceStore:
             volume=int(m.volume[i]),
             market_cap=cap,
             market_cap_date=cap_date,
+            range_52w=self._as_traded_range(sym, m, i),
             source=self.files.source(MOVERS, "as traded: Nasdaq screener close, % change and volume"),
             notes=notes,
         )
@@ -301,7 +314,9 @@ class PriceStore:
         notes.append(note)
         return round(shares * price, 0), cap_date
 
-    def _adjusted_quote(self, sym: str, s: Ohlcv, j: int, gap: str | None) -> Quote:
+    def _adjusted_quote(
+        self, sym: str, s: Ohlcv, j: int, gap: str | None, as_traded_from: date | None
+    ) -> Quote:
         price = float(s.close[j])
         prev = float(s.close[j - 1]) if j > 0 else None
         change = None if prev is None else round(price - prev, 4)
@@ -310,8 +325,12 @@ class PriceStore:
             what = "index level (not a traded price)"
         else:
             what = "levels are split/dividend-adjusted as downloaded, not as traded; returns are exact"
-            if gap:
+            if as_traded_from is not None and to_day(s.dates[j]) < as_traded_from:
+                what += f"; as-traded prices for {sym} start {as_traded_from} ({MOVERS})"
+            elif gap:
                 what = f"{gap}; {what}"
+            else:
+                what += f"; the snapshot holds no as-traded prices for {sym}"
         return Quote(
             symbol=sym,
             session_date=to_day(s.dates[j]),
@@ -323,9 +342,90 @@ class PriceStore:
             day_high=_opt(s.high[j]),
             day_low=_opt(s.low[j]),
             volume=_opt_int(s.volume[j]),
-            source=self.files.source(s.ref, what),
+            basis="adjusted" if s.adjusted else "index",
+            as_traded_from=as_traded_from if s.adjusted else None,
+            range_52w=self._adjusted_range(s, j),
+            source=self.files.source(
+                s.ref, "split/dividend-adjusted levels" if s.adjusted else "index levels"
+            ),
             notes=[what],
         )
+
+    # ---- 52-week range -------------------------------------------------------------------------
+
+    def _window(self, dates: Days, last: int) -> tuple[int, date, bool]:
+        """First row of the 52 weeks ending at row ``last``, the window's start, and whether the
+        series reaches back to the window's first market session."""
+        end = to_day(dates[last])
+        cutoff = end - timedelta(weeks=52)
+        lo = int(np.searchsorted(dates, np.datetime64(cutoff, "D"), side="right"))
+        cal = self._calendar.get()
+        k = int(np.searchsorted(cal, np.datetime64(cutoff, "D"), side="right"))
+        first_session = to_day(cal[k]) if k < len(cal) else end
+        return lo, cutoff, to_day(dates[lo]) <= first_session
+
+    def _as_traded_range(self, sym: str, m: Movers, i: int) -> PriceRange:
+        lo, cutoff, complete = self._window(m.dates, i)
+        closes = np.asarray(m.close[lo : i + 1], dtype=np.float64)
+        notes: list[str] = []
+        scale = self._split_scale(sym, m.dates[lo : i + 1], closes, notes)
+        return _range(
+            m.dates[lo : i + 1],
+            closes * scale,
+            cutoff,
+            complete,
+            "as_traded",
+            self.files.source(MOVERS, "as-traded closes (Nasdaq screener)"),
+            notes,
+            f"as-traded prices for {sym} start {to_day(m.dates[0])}",
+            split_adjusted=bool(np.any(scale != 1.0)),
+        )
+
+    def _adjusted_range(self, s: Ohlcv, j: int) -> PriceRange:
+        lo, cutoff, complete = self._window(s.dates, j)
+        basis: PriceBasis = "adjusted" if s.adjusted else "index"
+        what = "split/dividend-adjusted closes, on the quote's basis" if s.adjusted else "index closes"
+        return _range(
+            s.dates[lo : j + 1],
+            np.asarray(s.close[lo : j + 1], dtype=np.float64),
+            cutoff,
+            complete,
+            basis,
+            self.files.source(s.ref, what),
+            [],
+            f"{s.ref} starts {to_day(s.dates[0])}",
+        )
+
+    def _split_scale(self, sym: str, dates: Days, closes: Floats, notes: list[str]) -> Floats:
+        """Factors putting earlier as-traded closes on the last session's share basis. A split shows
+        as a jump in the as-traded / adjusted close ratio between two rows (dividends move it by well
+        under 5 %); the jump is snapped to a ratio of small whole numbers (10:1, 3:2, 1:20)."""
+        scale = np.ones(len(dates))
+        adjusted = self._adjusted(sym)
+        if adjusted is None:
+            notes.append("no adjusted series to detect splits in the window; closes are not split-adjusted")
+            return scale
+        k = np.searchsorted(adjusted.dates, dates)
+        found = (k < len(adjusted.dates)) & (adjusted.dates[np.minimum(k, len(adjusted.dates) - 1)] == dates)
+        ratio = np.full(len(dates), np.nan)
+        ratio[found] = closes[found] / adjusted.close[k[found]]
+        factor, later, later_day = 1.0, math.nan, None
+        for n in range(len(dates) - 1, -1, -1):
+            r = float(ratio[n])
+            if math.isnan(r) or r <= 0:
+                scale[n] = factor
+                continue
+            if later_day is not None and abs(r / later - 1.0) > _SPLIT_JUMP:
+                jump = Fraction(r / later).limit_denominator(20)
+                if abs(float(jump) / (r / later) - 1.0) <= 0.02:
+                    factor /= float(jump)
+                    notes.append(
+                        f"a {jump.numerator}:{jump.denominator} split between {to_day(dates[n])} and "
+                        f"{later_day}: closes before it are divided by {float(jump):g}"
+                    )
+            scale[n] = factor
+            later, later_day = r, to_day(dates[n])
+        return scale
 
     # ---- bars ----------------------------------------------------------------------------------
 
@@ -354,10 +454,16 @@ class PriceStore:
         lo = int(np.searchsorted(series.dates, np.datetime64(start, "D"), side="left"))
         hi = series.last_index(last) + 1
         if hi <= lo:
+            # the range shown is capped at as_of: what the file holds later is not visible yet
+            seen = series.last_index(as_of)
+            covers = (
+                f"it covers {to_day(series.dates[0])} to {to_day(series.dates[seen])} by {as_of}"
+                if seen >= 0
+                else f"it has no bar on or before {as_of}"
+            )
             return Err(
                 ErrorCode.NO_DATA,
-                f"{sym} has no bars between {start} and {last} in {series.ref} (it covers "
-                f"{to_day(series.dates[0])} to {to_day(series.dates[-1])})",
+                f"{sym} has no bars between {start} and {last} in {series.ref} ({covers})",
                 "snapshot",
             )
         bars = [
@@ -386,6 +492,41 @@ class PriceStore:
                 source=self.files.source(series.ref, note),
             )
         )
+
+
+def _range(
+    dates: Days,
+    closes: Floats,
+    cutoff: date,
+    complete: bool,
+    basis: PriceBasis,
+    source: Source,
+    notes: list[str],
+    starts: str,
+    split_adjusted: bool = False,
+) -> PriceRange:
+    lo, hi = int(np.argmin(closes)), int(np.argmax(closes))
+    first, last = to_day(dates[0]), to_day(dates[-1])
+    if not complete:
+        notes.append(
+            f"{starts}: the range covers {first}..{last} ({len(dates)} sessions), not the full 52 weeks "
+            f"after {cutoff}"
+        )
+    return PriceRange(
+        window_start=cutoff,
+        start=first,
+        end=last,
+        low=round(float(closes[lo]), 4),
+        low_date=to_day(dates[lo]),
+        high=round(float(closes[hi]), 4),
+        high_date=to_day(dates[hi]),
+        sessions=len(dates),
+        basis=basis,
+        complete=complete,
+        split_adjusted=split_adjusted,
+        source=source,
+        notes=notes,
+    )
 
 
 def _get(panel: Panel | None, symbol: str) -> Ohlcv | None:
