@@ -2,7 +2,8 @@
 
 Rules: an as-of date is a calendar date (US market sessions close at 16:00 America/New_York; a
 timestamp is visible at ``as_of`` when it falls on or before the end of that day in New York).
-A malformed or future date is ``invalid_input``, never silently clamped.
+A malformed or future date is ``invalid_input``, never silently clamped. Ages ("10 months ago") are
+measured from the as-of date, never from today.
 """
 
 from __future__ import annotations
@@ -45,6 +46,30 @@ def visible_at(moment: datetime | date, as_of: date) -> bool:
         aware = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
         return aware <= end_of_day(as_of)
     return moment <= as_of
+
+
+def age_phrase(day: date, as_of: date) -> str:
+    """How long before ``as_of`` a dated thing is, as an advisor says it: "today", "12 days ago",
+    "10 months ago", "2.3 years ago" (days up to 44, months up to 23, then years)."""
+    days = (as_of - day).days
+    if days <= 0:
+        return "today" if days == 0 else "after the as-of date"
+    if days < 45:
+        return f"{days} day{'s' if days != 1 else ''} ago"
+    months = round(days / 30.44)
+    if months < 24:
+        return f"{months} month{'s' if months != 1 else ''} ago"
+    return f"{days / 365.25:.1f} years ago"
+
+
+def new_york_day(moment: datetime) -> date:
+    """The New York calendar day of a timestamp (naive times are taken as UTC)."""
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(NEW_YORK).date()
+
+
+def published_since(moment: datetime, day: date) -> bool:
+    """Whether ``moment`` falls on or after ``day`` in New York (a window's first day is inclusive)."""
+    return not visible_at(moment, day - timedelta(days=1))
 
 
 def previous_weekday(day: date) -> date:

@@ -2,8 +2,10 @@
 
 Rules:
 - Thin: arguments are shaped, the router or the ``SectionService`` is called with ``ctx.as_of``,
-  and its ``Result`` is returned; the only reshaping is keeping the newest XBRL facts (as the CLI
-  does), so a result stays readable.
+  and its ``Result`` is returned; the only reshaping is ordering XBRL facts newest period first and
+  filtering them by period kind (quarter/year by length, as ``analytics.key_figures`` tells them)
+  before any limit, so a fiscal year is never cut off behind quarters. Summaries show the newest
+  ``SUMMARY_FACTS``; the result holds every fact.
 - Every line of a summary is citable on its own: form, filing date and the EDGAR URL (or the
   accession number when the URL is unknown or the list is long). Sections cite with
   ``FilingSection.citation()``; facts name their form, filing date, accession and EDGAR index page.
@@ -16,14 +18,16 @@ from typing import Annotated, Literal
 
 from pydantic import BeforeValidator, Field, StringConstraints
 
+from findesk.analytics.key_figures import period_kind
 from findesk.core.result import Err, ErrorCode, Ok, Result
-from findesk.data.formats.sec import archives_url
+from findesk.data.formats.sec import archives_url, edgar_search_url
 from findesk.data.models import Fact, Filing, FilingSection, MaterialEvent
 from findesk.tools.args import POINT_IN_TIME, QUOTE_RULE, Ticker, ToolArgs
 from findesk.tools.base import Tool, ToolContext
 from findesk.tools.summaries import SUMMARY_BUDGET, clip, exact, fit_lines
 
 SECTION_PREVIEW_CHARS = 1_500
+SUMMARY_FACTS = 6  # facts a summary shows; the result holds them all
 
 
 def _upper(value: object) -> object:
@@ -56,7 +60,7 @@ def _filing_line(f: Filing, with_url: bool) -> str:
     period = f" period {f.report_date.isoformat()}" if f.report_date else ""
     items = f" items {', '.join(f.items)}" if f.items else ""
     refs = [f.accession_number, f.url if with_url or not f.accession_number else None]
-    where = " ".join(r for r in refs if r) or f.local_path or f.source.ref
+    where = " ".join(r for r in refs if r) or edgar_search_url(f.cik, f.form, f.filing_date)
     return f"- {f.filing_date.isoformat()} {f.form}{period}{items}: {where}"
 
 
@@ -245,19 +249,55 @@ class XbrlFactsArgs(ToolArgs):
             )
         ),
     ]
+    period: Annotated[
+        Literal["quarter", "year", "instant", "any"],
+        BeforeValidator(lambda v: v.strip().lower() if isinstance(v, str) else v),
+        Field(
+            description=(
+                "Only facts of this kind of period, told by its length: quarter (~3 months), year "
+                "(~12 months, a fiscal year), instant (a balance at a date), or any (default)."
+            )
+        ),
+    ] = "any"
+    also: Annotated[
+        tuple[Annotated[str, StringConstraints(strip_whitespace=True, min_length=2, max_length=120)], ...],
+        Field(
+            max_length=6,
+            description=(
+                "Further concepts for the same figure, e.g. revenue tagged differently over the years "
+                '(["RevenueFromContractWithCustomerExcludingAssessedTax"]); ones the company does not '
+                "report are skipped."
+            ),
+        ),
+    ] = ()
     limit: Annotated[
-        int, Field(ge=1, le=40, description="The newest N facts by filing date (default 8).")
-    ] = 8
+        int | None,
+        Field(ge=1, le=400, description="At most N facts, newest period first (default: all)."),
+    ] = None
+
+
+def _kind(f: Fact) -> Literal["quarter", "year", "instant"] | None:
+    return "instant" if f.period_start is None else period_kind(f)
 
 
 async def _xbrl_facts(args: XbrlFactsArgs, ctx: ToolContext) -> Result[list[Fact]]:
-    got = await ctx.router.facts(args.symbol, args.concept, ctx.as_of)
-    if isinstance(got, Err):
-        return got
-    return Ok(sorted(got.value, key=lambda f: (f.filed, f.period_end), reverse=True)[: args.limit])
+    found: list[Fact] = []
+    first_error: Err | None = None
+    for concept in dict.fromkeys([args.concept, *args.also]):
+        got = await ctx.router.facts(args.symbol, concept, ctx.as_of)
+        if isinstance(got, Err):
+            first_error = first_error or got
+        else:
+            found += got.value
+    if not found and first_error is not None:
+        return first_error
+    # The period filter comes before the limit: capping first once hid a fiscal year behind quarters.
+    kept = [f for f in found if args.period == "any" or _kind(f) == args.period]
+    kept.sort(key=lambda f: (f.period_end, f.filed), reverse=True)
+    return Ok(kept[: args.limit] if args.limit is not None else kept)
 
 
-def _fact_line(f: Fact) -> str:
+def _fact_line(f: Fact, with_concept: bool = False) -> str:
     if f.period_start is not None:
         # Filings report quarters, years to date and prior years side by side; the length tells
         # them apart at a glance.
@@ -270,7 +310,8 @@ def _fact_line(f: Fact) -> str:
         fiscal += f" {f.fiscal_period}"
     accession = f.accession_number or "n/a"
     filed = f"{f.form or 'filing'}{fiscal} filed {f.filed.isoformat()}, accession {accession}"
-    return f"- {exact(f.value)} {f.unit}, {period} ({filed})"
+    concept = f" [{f.concept}]" if with_concept else ""
+    return f"- {exact(f.value)} {f.unit}, {period} ({filed}){concept}"
 
 
 def summarize_facts(facts: list[Fact]) -> str:
@@ -278,8 +319,13 @@ def summarize_facts(facts: list[Fact]) -> str:
         return "No XBRL facts found."
     first = facts[0]
     label = f" ({first.label})" if first.label and first.label != first.concept else ""
-    head = f"{first.ticker} XBRL {first.taxonomy}:{first.concept}{label}, newest filings first:"
-    filings = sorted({(f.accession_number, f.form, f.filed) for f in facts if f.accession_number})
+    shown = facts[:SUMMARY_FACTS]
+    concepts = list(dict.fromkeys(f"{f.taxonomy}:{f.concept}" for f in shown))
+    if len(concepts) > 1:
+        label = ""
+    head = f"{first.ticker} XBRL {' + '.join(concepts)}{label}, newest periods first:"
+    more = len(facts) - len(shown)
+    filings = sorted({(f.accession_number, f.form, f.filed) for f in shown if f.accession_number})
     cites = [
         f"{acc} = {form or 'filing'} filed {filed.isoformat()}: "
         f"{archives_url(first.cik, acc, f'{acc}-index.htm')}"
@@ -287,7 +333,10 @@ def summarize_facts(facts: list[Fact]) -> str:
         if acc is not None
     ]
     tail = "\n".join(["Filings (EDGAR index pages):", *cites]) if cites else ""
-    return fit_lines(head, [_fact_line(f) for f in facts], f"{tail}\nSource: {first.source.cite()}".strip())
+    lines = [_fact_line(f, with_concept=len(concepts) > 1) for f in shown]
+    if more:
+        lines.append(f"… {more} older facts in the full result (use period= to pick quarters or years).")
+    return fit_lines(head, lines, f"{tail}\nSource: {first.source.cite()}".strip())
 
 
 get_xbrl_facts = Tool(
@@ -295,10 +344,11 @@ get_xbrl_facts = Tool(
     description=(
         "Reported numbers from a company's SEC XBRL financial data for one concept (e.g. Revenues, "
         "NetIncomeLoss, EarningsPerShareDiluted), as filed on or before the run's as-of date, newest "
-        "filings first: value with its unit (USD, shares, USD/shares), the period it covers (start to end "
+        "periods first: value with its unit (USD, shares, USD/shares), the period it covers (start to end "
         "for flows, 'at' a date for balances), fiscal year/quarter, form, filing date and accession. One "
-        "filing reports several periods (quarter, year to date, prior year): read the period before "
-        f"quoting. {QUOTE_RULE}"
+        "filing reports several periods (quarter, year to date, prior year): pass period='quarter' or "
+        f"'year' to get only those, and read the period before quoting. The summary shows the newest "
+        f"{SUMMARY_FACTS}. {QUOTE_RULE}"
     ),
     args=XbrlFactsArgs,
     fn=_xbrl_facts,

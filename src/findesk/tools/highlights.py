@@ -4,8 +4,11 @@ Rules:
 - The text comes from the ``SectionService`` (the newest 10-K filed on or before ``ctx.as_of``); the
   extraction is ``knowledge.filings.highlights`` (pure), so a model and the deterministic composer read
   the same sentences.
-- Each result carries a ``SectionCite`` whose ``key`` is what a finding cites (EDGAR URL, else the
-  stored document's path); the full section text is not repeated in the result.
+- Each result carries a ``SectionCite`` whose ``key`` is what a finding cites: one key per (document,
+  Item), the filing's sec.gov URL with an ``#item-1a`` fragment, so Item 1 and Item 1A of one 10-K are
+  two sources each labelled with its own Item. A filing without an Archives URL is cited by EDGAR's
+  filing search for its CIK, form and date, and the label says so; never by a local path. The full
+  section text is not repeated in the result.
 - A section with nothing readable is ``no_data`` saying why, never an empty success.
 """
 
@@ -17,6 +20,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from findesk.core.result import Err, ErrorCode, Ok, Result
+from findesk.data.formats.sec import edgar_search_url, search_note
 from findesk.data.models import FilingSection
 from findesk.knowledge.filings.highlights import RiskFactor, business_summary, risk_factors
 from findesk.tools.args import QUOTE_RULE, SymbolArgs, Ticker, ToolArgs
@@ -29,17 +33,19 @@ class SectionCite(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    key: str  # EDGAR URL, else the stored document's path: what findings cite
-    label: str  # FilingSection.citation()
+    key: str  # "<sec.gov URL>#item-1a": what findings cite, one per (document, Item)
+    label: str  # "AAPL 10-K filed 2024-11-01, Item 1A (Risk Factors)"
     form: str
     filing_date: date
     item: str
 
 
 def section_cite(s: FilingSection) -> SectionCite:
+    url = s.url or edgar_search_url(s.cik, s.form, s.filing_date)
     return SectionCite(
-        key=s.url or s.local_path or s.source.ref,
-        label=s.citation(),
+        key=f"{url}#item-{s.item.lower()}",
+        label=f"{s.ticker} {s.form} filed {s.filing_date.isoformat()}, Item {s.item} ({s.title})"
+        + search_note(url),
         form=s.form,
         filing_date=s.filing_date,
         item=s.item,

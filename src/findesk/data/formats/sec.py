@@ -6,6 +6,8 @@ Rules this module keeps:
 - A structurally broken body (missing columns, wrong types) is ``bad_response``, never an exception.
 - Point in time: when an ``as_of`` is passed, filings are kept by ``filingDate <= as_of`` and facts by
   ``filed <= as_of``; nothing else is used to decide visibility.
+- Links are sec.gov URLs: a document's Archives URL, a filing's index page (CIK + accession), or, when
+  the accession is unknown, EDGAR's filing search for the CIK, form and date (``search_note`` says so).
 - Tickers are compared in SEC spelling: upper case, share classes with a dash (``BRK.B`` and
   ``BRK/B`` are read as ``BRK-B``).
 """
@@ -25,6 +27,7 @@ from findesk.data.formats.sec_forms import EIGHT_K_ITEMS, base_form
 from findesk.data.models import Fact, Filing, MaterialEvent, Source
 
 ARCHIVES = "https://www.sec.gov/Archives/edgar/data"
+BROWSE = "https://www.sec.gov/cgi-bin/browse-edgar"
 UNKNOWN_ITEM = "Unknown item"
 _COLUMNS = ("accessionNumber", "filingDate", "form")
 
@@ -47,6 +50,32 @@ def cik10(cik: int) -> str:
 
 def archives_url(cik: int, accession: str, primary_document: str) -> str:
     return f"{ARCHIVES}/{cik}/{accession.replace('-', '')}/{primary_document}"
+
+
+def filing_index_url(cik: int, accession: str) -> str:
+    """The filing's EDGAR index page: needs only the CIK and accession (not the document's name)."""
+    return archives_url(cik, accession, f"{accession}-index.htm")
+
+
+def edgar_search_url(cik: int, form: str, filed: date) -> str:
+    """EDGAR's filing search for ``form`` filings of ``cik`` up to ``filed`` (newest first), used when
+    a document's accession is unknown: the filing is the first row of that page."""
+    return (
+        f"{BROWSE}?action=getcompany&CIK={cik10(cik)}&type={form}"
+        f"&dateb={filed.strftime('%Y%m%d')}&owner=include&count=10"
+    )
+
+
+def is_edgar_search(url: str | None) -> bool:
+    """True for an ``edgar_search_url``: it lists the filing, it is not the filing itself."""
+    return url is not None and url.startswith(BROWSE)
+
+
+def search_note(url: str | None) -> str:
+    """What a citation label adds when its link is EDGAR's search page, not the filing itself."""
+    if not is_edgar_search(url):
+        return ""
+    return " (EDGAR filing search: accession not on record)"
 
 
 def _date(text: Any) -> date | None:
@@ -150,6 +179,40 @@ def parse_submissions(
             )
         )
     return Ok(out)
+
+
+PERIODIC_FORMS = frozenset({"10-K", "10-K/A", "10-Q", "10-Q/A"})
+
+
+def periodic_filings_in_facts(data: Any, *, ticker: str, source: Source) -> list[Filing]:
+    """The 10-K/10-Q filings companyfacts names (``accn``, ``form``, ``filed``), one per accession,
+    each linked to its EDGAR index page; other forms are left out (companyfacts lists few of them)."""
+    facts = data.get("facts") if isinstance(data, Mapping) else None
+    try:
+        cik = int(data["cik"])
+    except (KeyError, TypeError, ValueError):
+        return []
+    found: dict[str, Filing] = {}
+    for concepts in facts.values() if isinstance(facts, Mapping) else []:
+        for node in concepts.values() if isinstance(concepts, Mapping) else []:
+            units = node.get("units") if isinstance(node, Mapping) else None
+            for rows in units.values() if isinstance(units, Mapping) else []:
+                for row in rows if isinstance(rows, list) else []:
+                    if not isinstance(row, Mapping) or row.get("form") not in PERIODIC_FORMS:
+                        continue
+                    accession, filed = row.get("accn"), _date(row.get("filed"))
+                    if not isinstance(accession, str) or filed is None or accession in found:
+                        continue
+                    found[accession] = Filing(
+                        ticker=ticker,
+                        cik=cik,
+                        form=str(row["form"]),
+                        filing_date=filed,
+                        accession_number=accession,
+                        url=filing_index_url(cik, accession),
+                        source=source,
+                    )
+    return list(found.values())
 
 
 # --- 8-K material events -------------------------------------------------------------------------

@@ -143,11 +143,10 @@ class MacroStore:
             if d <= last_visible and (start is None or d >= start)
         ]
         if not observations:
-            first = rows.dates[0] if rows.dates else None
             return Err(
                 ErrorCode.NO_DATA,
-                f"no {sid} observation is visible at {as_of} (series starts {first}, release lag "
-                f"{lag} days{'' if start is None else f', start {start}'}); use a later as-of date",
+                f"no {sid} observation is visible at {as_of} (release lag {lag} days"
+                f"{'' if start is None else f', start {start}'}); use a later as-of date",
                 "snapshot",
             )
         label = f" (labelled {info.frequency})" if info.frequency and info.frequency != frequency else ""

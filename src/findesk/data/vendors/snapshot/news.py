@@ -9,8 +9,8 @@ Rules this store keeps:
   as one company); only items published on or before the New York end of ``as_of``.
 - Newest first; duplicates (same URL, or same normalized title within 72 hours) are dropped,
   keeping the copy that carries a provider sentiment when one does.
-- Nothing found -> ``no_data`` naming every feed searched with its date coverage, and how many items
-  the ticker has after ``as_of`` (so a caller knows whether moving the date would help).
+- Nothing found -> ``no_data`` naming every feed searched with its date coverage up to ``as_of``;
+  a message never counts or dates items published after the as-of date.
 - Files are parsed once per process (``Lazy``); queries only read the built index (thread-safe).
 """
 
@@ -43,11 +43,14 @@ class _Feed:
     label: str
     items: list[news_feeds.Indexed] = field(default_factory=list)
 
-    def coverage(self) -> str:
-        if not self.items:
-            return "no files"
-        days = [item.published_at.astimezone(NEW_YORK).date() for _, item in self.items]
-        return f"{min(days).isoformat()}..{max(days).isoformat()}"
+    def coverage(self, as_of: date) -> str:
+        """The feed's date range up to ``as_of`` (capped: nothing later is dated or counted)."""
+        days = [
+            item.published_at.astimezone(NEW_YORK).date()
+            for _, item in self.items
+            if visible_at(item.published_at, as_of)
+        ]
+        return f"{min(days).isoformat()}..{max(days).isoformat()}" if days else "nothing"
 
 
 def _csv_rows(path: Path) -> Iterator[dict[str, str]]:
@@ -122,22 +125,17 @@ class NewsStore:
         candidates = [item for t in sorted(company_tickers(symbol)) for item in index.get(t, [])]
         visible = [item for item in candidates if visible_at(item.published_at, as_of)]
         if not visible:
-            return self._no_data(symbol, as_of, later=len(candidates))
+            return self._no_data(symbol, as_of)
         visible.sort(key=lambda i: i.published_at, reverse=True)
         return Ok(_dedupe(visible)[:limit])
 
-    def _no_data(self, symbol: str, as_of: date, *, later: int) -> Err:
-        searched = "; ".join(f"{f.label} ({f.coverage()})" for f in self._feeds.get())
+    def _no_data(self, symbol: str, as_of: date) -> Err:
+        searched = "; ".join(f"{f.label} ({f.coverage(as_of)})" for f in self._feeds.get())
         names = "/".join(sorted(company_tickers(symbol)))
-        after = (
-            f" {names} has {later} item(s) in these feeds, all published after {as_of.isoformat()}."
-            if later
-            else f" None of these feeds lists {names}."
-        )
         return Err(
             ErrorCode.NO_DATA,
             f"no snapshot news for {names} published on or before {as_of.isoformat()}; "
-            f"searched {searched}.{after}",
+            f"searched {searched} (date ranges up to that date)",
             SOURCE,
         )
 

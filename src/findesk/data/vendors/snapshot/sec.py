@@ -1,9 +1,12 @@
 """The snapshot's SEC data: companies, filings, stored documents and XBRL facts.
 
 Rules this store keeps:
-- Point in time: filings by filing date, facts by ``filed``, reference lists by their file date;
-  nothing filed after ``as_of`` is ever returned, and asking for the document of a later filing is
-  ``invalid_input``.
+- Point in time: filings by filing date, facts by ``filed``, reference lists by their file date,
+  Nasdaq sector rows by their ``first_seen``; nothing filed or seen after ``as_of`` is ever returned,
+  and asking for the document of a later filing is ``invalid_input``.
+- Every filing has an EDGAR link (``url``): the Archives URL of its document, else its index page (an
+  accession companyfacts records for that form and filing date), else EDGAR's filing search for that
+  CIK, form and date; a local path is never the only reference.
 - One ``Filing`` per accession: the submissions JSON (complete listing) is merged with
   ``sec/filings/index.csv`` (stored documents, several rows per filing); ``local_path`` is the primary
   ``.htm``/``.md`` document and is set only when that file is in the snapshot.
@@ -35,6 +38,7 @@ INDEX_CSV = "sec/filings/index.csv"
 CONSTITUENTS_DIR = "reference/sp500_constituents"
 NASDAQ_META = "reference/us_listed_stocks_metadata_sector_industry_2023-2025.csv"
 ETF_MAP = "reference/ticker_exchange_map_from_nasdaqtraded_2024-08-01.csv"
+INCOMPLETE = "the snapshot has no complete filing list for this company (no submissions JSON)"
 _PRIMARY_FORMATS: dict[str, Literal["html", "markdown"]] = {"html": "html", "markdown": "markdown"}
 _CONSTITUENTS = re.compile(r"constituents_(\d{4}-\d{2}-\d{2})\.csv$")
 
@@ -50,7 +54,8 @@ class _Stored:
 class SecStore:
     def __init__(self, files: SnapshotFiles) -> None:
         self.files = files
-        self._lock = threading.Lock()
+        # re-entrant: a loader run under ``_once`` may itself need another per-CIK value
+        self._lock = threading.RLock()
         self._per_cik: dict[tuple[str, int], Any] = {}
         self._tickers = Lazy(self._load_tickers)
         self._index = Lazy(self._load_index)
@@ -74,7 +79,7 @@ class SecStore:
             sector, industry = row.get("GICS Sector") or None, row.get("GICS Sub-Industry") or None
             used.append(f"{rel} (GICS)")
         elif (meta := self._nasdaq.get().get(ticker)) is not None and (
-            meta.get("sector") or meta.get("industry")
+            (meta.get("sector") or meta.get("industry")) and _seen_by(meta, as_of)
         ):
             sector, industry = meta.get("sector") or None, meta.get("industry") or None
             used.append(f"{NASDAQ_META} (Nasdaq sector/industry, not GICS)")
@@ -108,21 +113,36 @@ class SecStore:
             return got
         listed = got.value if got is not None else None
         stored = {acc: s for acc, s in self._index.get().items() if s.filing.cik == cik}
-        if listed is None and not stored:
+        # without a submissions JSON, companyfacts still names every 10-K/10-Q (not the 8-Ks)
+        periodic = self._periodic(cik, ticker) if listed is None else []
+        if listed is None and not stored and not periodic:
             return Err(
                 ErrorCode.NO_DATA,
                 f"the snapshot holds no filings for {ticker} (CIK {cik}): no submissions JSON and no stored "
                 "documents; use the live SEC EDGAR vendor for its filing list",
                 V,
             )
+        # a stored document without an accession is the listed filing of its form and filing date
+        undated = {
+            (s.filing.form, s.filing.filing_date): key
+            for key, s in stored.items()
+            if s.filing.accession_number is None
+        }
         merged: dict[str, Filing] = {}
-        for f in listed or []:
-            s = stored.get(f.accession_number or "")
-            merged[f.accession_number or ""] = (
-                f.model_copy(update={"local_path": s.filing.local_path}) if s else f
-            )
+        used: set[str] = set()
+        for f in listed if listed is not None else periodic:
+            acc = f.accession_number or ""
+            key = acc if acc in stored else undated.get((f.form, f.filing_date))
+            s = stored.get(key) if key is not None else None
+            if key is not None and s is not None:
+                used.add(key)
+                f = f.model_copy(update={"local_path": s.filing.local_path})
+            merged[acc] = f
+        partial = self.files.source(INDEX_CSV, note=f"{INCOMPLETE}: only its stored documents are listed")
         for key, s in stored.items():
-            merged.setdefault(key, s.filing.model_copy(update={"ticker": ticker}))
+            if key not in used and key not in merged:
+                update = {"ticker": ticker} | ({"source": partial} if listed is None else {})
+                merged[key] = self._linked(s.filing).model_copy(update=update)
         wanted = {f.strip().upper() for f in forms} if forms else None
         out = [
             f
@@ -186,7 +206,11 @@ class SecStore:
                 V,
             )
         data = self._once(("facts", cik), lambda: self.files.read_json(rel))
-        got = fmt.parse_facts(data, concept, ticker=ticker, source=self.files.source(rel))
+        # Parsed once per concept: a briefing asks for several concepts of one company on every run.
+        got = self._once(
+            (f"facts:{ticker}:{concept.strip().lower()}", cik),
+            lambda: fmt.parse_facts(data, concept, ticker=ticker, source=self.files.source(rel)),
+        )
         if isinstance(got, Err):
             return got
         visible = [f for f in got.value if f.filed <= as_of]
@@ -292,6 +316,30 @@ class SecStore:
             )
         return out
 
+    def _linked(self, filing: Filing) -> Filing:
+        """A stored filing whose accession nothing records is linked to EDGAR's filing search for its
+        CIK, form and date (the filing is the top row there): never cited by its local path."""
+        if filing.url is not None:
+            return filing
+        return filing.model_copy(
+            update={"url": fmt.edgar_search_url(filing.cik, filing.form, filing.filing_date)}
+        )
+
+    def _periodic(self, cik: int, ticker: str) -> list[Filing]:
+        """The 10-K/10-Q filings of the company's companyfacts (with their EDGAR index pages), or []."""
+        rel = f"sec/companyfacts/CIK{fmt.cik10(cik)}.json"
+        if not self.files.exists(rel):
+            return []
+        note = f"{INCOMPLETE}: its 10-K/10-Q filings are listed from XBRL companyfacts, no 8-K"
+        source = self.files.source(rel, note=note)
+        data = self._once(("facts", cik), lambda: self.files.read_json(rel))
+
+        def load() -> list[Filing]:
+            return fmt.periodic_filings_in_facts(data, ticker=ticker, source=source)
+
+        found = self._once(("periodic", cik), load)
+        return [f if f.ticker == ticker else f.model_copy(update={"ticker": ticker}) for f in found]
+
     def _find_stored(self, filing: Filing) -> _Stored | None:
         index = self._index.get()
         if filing.accession_number and filing.accession_number in index:
@@ -334,3 +382,11 @@ class SecStore:
             table = self._constituents[rel]
         row = table.get(ticker)
         return (rel, row) if row is not None else None
+
+
+def _seen_by(row: dict[str, str], as_of: date) -> bool:
+    """A metadata row is usable at ``as_of`` only once it was first seen (point in time)."""
+    try:
+        return date.fromisoformat(row.get("first_seen") or "") <= as_of
+    except ValueError:
+        return False  # an undated row cannot be placed in time

@@ -9,7 +9,8 @@ Rules this store keeps:
   filed under the stream's own symbol only: a message in the AAPL stream that also tags $MSFT is
   not MSFT's stream. Pages of one stream are merged and de-duplicated by message id.
 - Only posts published on or before the New York end of ``as_of``; newest first; at most ``limit``.
-- Nothing found -> ``no_data`` naming what the snapshot holds (files and their date spans).
+- Nothing found -> ``no_data`` naming what the snapshot holds up to ``as_of`` (date spans capped at
+  ``as_of``): a message never counts, dates or names data published after the as-of date.
 - Files are parsed once per process (``Lazy``); queries only read the parsed lists (thread-safe).
 """
 
@@ -41,16 +42,12 @@ class _Export:
     posts: list[SocialPost]
     has_ticker_column: bool
 
-    def span(self) -> str:
-        if not self.posts:
-            return f"{self.rel} (empty)"
-        days = [p.published_at.astimezone(NEW_YORK).date() for p in self.posts]
-        return f"{self.rel} ({min(days).isoformat()}..{max(days).isoformat()})"
 
-
-def _days(posts: list[SocialPost]) -> str:
-    days = [p.published_at.astimezone(NEW_YORK).date() for p in posts]
-    return f"{min(days).isoformat()}..{max(days).isoformat()}" if days else "empty"
+def _days(posts: list[SocialPost], as_of: date) -> str | None:
+    """The date range of the posts visible at ``as_of`` (capped there: a message never reveals what
+    the data holds after the as-of date), or None when none is."""
+    days = [p.published_at.astimezone(NEW_YORK).date() for p in posts if visible_at(p.published_at, as_of)]
+    return f"{min(days).isoformat()}..{max(days).isoformat()}" if days else None
 
 
 class SocialStore:
@@ -113,16 +110,12 @@ class SocialStore:
         visible = [p for p in about if visible_at(p.published_at, as_of)]
         if not visible:
             names = "/".join(sorted(company_tickers(symbol)))
-            held = "; ".join(e.span() for e in exports) or "no Reddit files"
-            later = (
-                f" {len(about)} post(s) about {names} exist, all published after {as_of.isoformat()}."
-                if about
-                else f" No post in them is about {names}."
-            )
+            spans = [span for e in exports if (span := _days(e.posts, as_of))]
+            held = f"posts dated {', '.join(spans)}, none about {names}" if spans else "no post"
             return Err(
                 ErrorCode.NO_DATA,
                 f"no snapshot Reddit posts about {names} published on or before {as_of.isoformat()}; "
-                f"the snapshot holds {held}.{later}",
+                f"up to that date the snapshot's Reddit exports hold {held}",
                 SOURCE,
             )
         visible.sort(key=lambda p: p.published_at, reverse=True)
@@ -136,11 +129,14 @@ class SocialStore:
         if limit < 1:
             return Err(ErrorCode.INVALID_INPUT, f"limit must be at least 1, got {limit}", SOURCE)
         streams = self._stocktwits.get()
-        held = "; ".join(f"{sym} ({_days(posts)})" for sym, (_, posts) in sorted(streams.items()))
+        spans = [(sym, _days(posts, as_of)) for sym, (_, posts) in sorted(streams.items())]
+        held = "; ".join(f"{sym} ({span})" for sym, span in spans if span)
+        held = f"messages up to that date only for {held}" if held else "no message up to that date"
         if symbol not in streams:
             return Err(
                 ErrorCode.NO_DATA,
-                f"the snapshot has no Stocktwits stream for {symbol}; it holds only {held or 'nothing'}",
+                f"the snapshot has no Stocktwits stream for {symbol} on or before {as_of.isoformat()}; "
+                f"it holds {held}",
                 SOURCE,
             )
         posts = [p for p in streams[symbol][1] if visible_at(p.published_at, as_of)]
@@ -148,7 +144,7 @@ class SocialStore:
             return Err(
                 ErrorCode.NO_DATA,
                 f"the snapshot's Stocktwits stream for {symbol} has no message published on or before "
-                f"{as_of.isoformat()}; it holds {held}",
+                f"{as_of.isoformat()}",
                 SOURCE,
             )
         posts.sort(key=lambda p: p.published_at, reverse=True)
