@@ -30,6 +30,11 @@ HTML entities, cashtags, numbers and punctuation removed. Timestamps at exactly 
 snapshot's day-resolution stamps (Reddit 2025-07..08 export) and are ignored for bursts, since they would
 make every same-day pair look simultaneous. That export's text includes top comments, so a phrase or link
 may be a commenter's.
+
+``features(posts)`` says which of these the given posts' data allow: account age and followers need the
+author's profile (the snapshot's Reddit exports keep only the name), bursts need exact post times, and
+duplicate text needs authors; the text patterns (promo phrases, cashtags, invite links) always apply.
+A check that found nothing with half its features missing is not a clean bill, and a report says so.
 """
 
 from __future__ import annotations
@@ -63,21 +68,31 @@ _PROMO_RES = tuple(
     (p, re.compile(("\\b" if p[0].isalnum() else "") + re.escape(p) + ("\\b" if p[-1].isalnum() else "")))
     for p in PROMO_PHRASES
 )
-_INVITES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("links to a chat invite", re.compile(r"discord(?:app)?\.(?:gg|com/invite)/[\w-]+")),
-    ("links to a chat invite", re.compile(r"\b(?:t|telegram)\.me/[\w+/-]+")),
-    ("links to a chat invite", re.compile(r"\b(?:chat\.whatsapp\.com|wa\.me)/[\w/-]+")),
-    ("links to a paid group", re.compile(r"\b(?:patreon\.com|whop\.com)/[\w/-]+")),
-    ("links to a paid group", re.compile(r"[\w-]+\.substack\.com[\w/-]*")),
+# (label, substrings one of which any match holds, pattern): the substring test skips the regex
+_INVITES: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
+    ("links to a chat invite", ("discord",), re.compile(r"discord(?:app)?\.(?:gg|com/invite)/[\w-]+")),
+    ("links to a chat invite", (".me/",), re.compile(r"\b(?:t|telegram)\.me/[\w+/-]+")),
+    (
+        "links to a chat invite",
+        ("whatsapp", "wa.me"),
+        re.compile(r"\b(?:chat\.whatsapp\.com|wa\.me)/[\w/-]+"),
+    ),
+    ("links to a paid group", ("patreon", "whop"), re.compile(r"\b(?:patreon\.com|whop\.com)/[\w/-]+")),
+    ("links to a paid group", ("substack",), re.compile(r"[\w-]+\.substack\.com[\w/-]*")),
     (
         "invites to a paid group",
+        ("join ",),
         re.compile(
             r"join (?:my|our|the) (?:\w+ )?(?:premium|vip|private|paid|exclusive) "
             r"(?:group|channel|discord|chat|room|community|server)"
         ),
     ),
     # a bare path segment: ".../subscribers-are-bailing" is a news URL, not a sign-up page
-    ("links to a sign-up page", re.compile(r"\b[\w-]+(?:\.[\w-]+)+/(?:[\w.-]+/)*(?:sign-?up|subscribe)\b/?")),
+    (
+        "links to a sign-up page",
+        ("sign", "subscribe"),
+        re.compile(r"\b[\w-]+(?:\.[\w-]+)+/(?:[\w.-]+/)*(?:sign-?up|subscribe)\b/?"),
+    ),
 )
 _CASHTAG = re.compile(r"(?<![\w$])\$([a-z]{1,6}(?:\.[a-z]{1,2})?)(?![\w])")
 _STRIP = re.compile(r"https?://\S+|www\.\S+|&#?\w+;|(?<![\w$])\$[a-z][\w.]*")
@@ -88,6 +103,35 @@ _DAY_STAMP = time(23, 59, 59)
 _MAX_CHARS, _MAX_TOKEN = 100_000, 300
 _DUP_CHARS = 4_000  # promotional copy is short; comparing whole essays (and their comments) costs 0.3 s
 _LONG_TOKEN = re.compile(rf"\S{{{_MAX_TOKEN + 1},}}")
+
+
+class Features(BaseModel):
+    """Which pump-bot features the posts' data allowed, and which not (each with the reason)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    available: list[str] = Field(default_factory=list)
+    missing: list[str] = Field(default_factory=list)
+
+
+def features(posts: Sequence[SocialPost]) -> Features:
+    """What ``score_posts`` could look at in these posts (see the module rules)."""
+    authors = [p.author for p in posts if p.author is not None]
+    timed = any(p.author is not None and _epoch(p.published_at) is not None for p in posts)
+    checks = (
+        ("account age", any(a.created_at is not None for a in authors), "no account creation dates"),
+        ("followers", any(a.followers is not None for a in authors), "no follower counts"),
+        ("posting bursts", timed, "post times are whole days" if authors else "no authors"),
+        ("duplicate text across accounts", bool(authors), "no authors"),
+    )
+    available = ["promotional phrases", "cashtag stuffing", "chat or paid-group links"] if posts else []
+    missing: list[str] = []
+    for name, ok, why in checks:
+        if ok and posts:
+            available.append(name)
+        else:
+            missing.append(f"{name} ({why})" if posts else name)
+    return Features(available=available, missing=missing)
 
 
 class PostRisk(BaseModel):
@@ -168,7 +212,8 @@ def _author_signals(author: SocialAuthor | None, as_of: date) -> list[Signal]:
 
 def _text_signals(text: str, link_url: str | None) -> list[Signal]:
     signals: list[Signal] = []
-    matched = [p for p, rx in _PROMO_RES if rx.search(text)]
+    # ``text`` is lower case: a phrase absent as a substring cannot match (35x faster on long threads)
+    matched = [p for p, rx in _PROMO_RES if p in text and rx.search(text)]
     # "next 10 bagger" is one claim, not two
     phrases = [p for p in matched if not any(p != q and p in q for q in matched)]
     if phrases:
@@ -187,8 +232,8 @@ def _text_signals(text: str, link_url: str | None) -> list[Signal]:
     haystack = f"{text} {link_url.lower()}" if link_url else text
     for official in OFFICIAL_INVITES:
         haystack = haystack.replace(official, "")
-    for label, rx in _INVITES:
-        found = rx.search(haystack)
+    for label, needles, rx in _INVITES:
+        found = rx.search(haystack) if any(n in haystack for n in needles) else None
         if found:
             shown = found.group(0).removeprefix("www.")
             signals.append((0.35, f"{label}: {shown[:60] + ('…' if len(shown) > 60 else '')}"))

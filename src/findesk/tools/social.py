@@ -6,15 +6,22 @@ Rules:
   users, never evidence of a fact. News summaries name the publisher of every headline.
 - Each item in a summary carries its date, its author or publisher and its URL (or the snapshot
   file it came from), so a quoted headline or post can be traced.
+- ``since`` (optional) keeps only items published on or after that New York day, and ``limit`` then
+  counts from the newest of those: a caller asking for a window gets the whole window (up to
+  ``limit``), not the newest N of everything before the as-of date. Summaries stay within their
+  budget whatever the count; the full list is in the result.
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Sequence
+from datetime import date
+from typing import Annotated, TypeVar
 
 from pydantic import Field
 
-from findesk.core.result import Result
+from findesk.core.dates import new_york_day, published_since
+from findesk.core.result import Ok, Result
 from findesk.data.models import NewsItem, SocialPost, Transcript
 from findesk.tools.args import POINT_IN_TIME, QUOTE_RULE, UNVERIFIED, Ticker, ToolArgs
 from findesk.tools.base import Tool, ToolContext
@@ -22,15 +29,35 @@ from findesk.tools.summaries import clip, fit_lines, when
 
 POST_CHARS = 200
 TRANSCRIPT_PREVIEW_CHARS = 800
+MAX_ITEMS = 500  # the most a window asks for; the snapshot's busiest month (GOOGL) holds ~160 posts
+_SINCE = "Only items published on or after this date (YYYY-MM-DD, New York time); default: no lower bound."
+_Item = TypeVar("_Item", SocialPost, NewsItem)
+
+
+def _since(got: Result[list[_Item]], since: date | None, limit: int) -> Result[list[_Item]]:
+    """The newest ``limit`` items of ``got`` published on or after ``since`` (the router read them all)."""
+    if since is None or not isinstance(got, Ok):
+        return got
+    return Ok([i for i in got.value if published_since(i.published_at, since)][:limit])
+
+
+def _span(items: Sequence[SocialPost] | Sequence[NewsItem]) -> str:
+    """' published 2025-07-30..2025-08-27' (New York days of the oldest and newest item)."""
+    days = sorted(new_york_day(i.published_at) for i in items)
+    return f" published {days[0].isoformat()}..{days[-1].isoformat()}" if days else ""
 
 
 class NewsArgs(ToolArgs):
     symbol: Ticker
-    limit: Annotated[int, Field(ge=1, le=50, description="At most this many articles (default 10).")] = 10
+    limit: Annotated[
+        int, Field(ge=1, le=MAX_ITEMS, description="At most this many articles (default 10).")
+    ] = 10
+    since: date | None = Field(None, description=_SINCE)
 
 
 async def _news(args: NewsArgs, ctx: ToolContext) -> Result[list[NewsItem]]:
-    return await ctx.router.news(args.symbol, ctx.as_of, args.limit)
+    fetch = MAX_ITEMS if args.since else args.limit
+    return _since(await ctx.router.news(args.symbol, ctx.as_of, fetch), args.since, args.limit)
 
 
 def summarize_news(items: list[NewsItem]) -> str:
@@ -43,7 +70,10 @@ def summarize_news(items: list[NewsItem]) -> str:
             f"- {when(n.published_at)} {n.publisher or 'unknown publisher'}: "
             f"{clip(n.title, POST_CHARS)}{label} — {n.url or n.source.cite()} (id {n.id})"
         )
-    head = f"{len(items)} news articles, newest first (third-party reporting; check claims against filings):"
+    head = (
+        f"{len(items)} news articles{_span(items)}, newest first (third-party reporting; check claims "
+        "against filings):"
+    )
     return fit_lines(head, lines)
 
 
@@ -62,15 +92,18 @@ get_news = Tool(
 
 class PostsArgs(ToolArgs):
     symbol: Ticker
-    limit: Annotated[int, Field(ge=1, le=50, description="At most this many posts (default 10).")] = 10
+    limit: Annotated[int, Field(ge=1, le=MAX_ITEMS, description="At most this many posts (default 10).")] = 10
+    since: date | None = Field(None, description=_SINCE)
 
 
 async def _reddit_posts(args: PostsArgs, ctx: ToolContext) -> Result[list[SocialPost]]:
-    return await ctx.router.reddit_posts(args.symbol, ctx.as_of, args.limit)
+    fetch = MAX_ITEMS if args.since else args.limit
+    return _since(await ctx.router.reddit_posts(args.symbol, ctx.as_of, fetch), args.since, args.limit)
 
 
 async def _stocktwits_posts(args: PostsArgs, ctx: ToolContext) -> Result[list[SocialPost]]:
-    return await ctx.router.stocktwits_posts(args.symbol, ctx.as_of, args.limit)
+    fetch = MAX_ITEMS if args.since else args.limit
+    return _since(await ctx.router.stocktwits_posts(args.symbol, ctx.as_of, fetch), args.since, args.limit)
 
 
 def _post_line(p: SocialPost) -> str:
@@ -97,7 +130,7 @@ def _post_line(p: SocialPost) -> str:
 def summarize_posts(posts: list[SocialPost]) -> str:
     if not posts:
         return f"{UNVERIFIED}. No posts found."
-    head = f"{UNVERIFIED}. {len(posts)} {posts[0].platform} posts, newest first:"
+    head = f"{UNVERIFIED}. {len(posts)} {posts[0].platform} posts{_span(posts)}, newest first:"
     sources = sorted({p.source.cite() + (f" ({p.source.note})" if p.source.note else "") for p in posts})
     return fit_lines(head, [_post_line(p) for p in posts], "Sources: " + "; ".join(sources))
 
