@@ -1,4 +1,4 @@
-"""Social claims checked against real 8-K items and XBRL facts from the snapshot (AAPL, NVDA)."""
+"""Social claims checked against real 8-K items and XBRL facts (AAPL, NVDA): one verdict per claim."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from findesk.analytics.divergence import find_divergences
+from findesk.analytics.divergence import ClaimCheck, check_claims
 from findesk.analytics.social_claims import SocialClaim, extract_claims
 from findesk.core.config import Settings
 from findesk.core.result import Err
@@ -91,20 +91,25 @@ def test_the_real_figures_are_what_the_checks_rely_on(real: dict[str, Filings]) 
     assert [f.value for f in eps] == [1.57]
 
 
-def test_a_wrong_revenue_figure_is_contradicted_with_the_10q_cited(real: dict[str, Filings]) -> None:
+def _check(claims: list[SocialClaim], filings: Filings, **kw: object) -> list[ClaimCheck]:
+    return check_claims(claims, filings.events, filings.facts, as_of=kw.pop("as_of", AS_OF), **kw)  # type: ignore[arg-type]
+
+
+def test_a_wrong_revenue_figure_for_last_quarter_is_contradicted_with_the_10q_cited(
+    real: dict[str, Filings],
+) -> None:
     claim = planted("AAPL revenue came in at $120 billion last quarter.")
-    [div] = find_divergences([claim], real["AAPL"].events, real["AAPL"].facts, as_of=AS_OF)
-    assert div.verdict == "contradicted" and div.claim == claim
-    assert div.official.statement == (
-        "The post says 120,000,000,000 USD; "
-        "XBRL Revenues for the quarter 2025-03-30..2025-06-28 (10-Q filed 2025-08-01): 94,036,000,000 USD; "
-        "XBRL Revenues for the fiscal year 2023-10-01..2024-09-28 (10-K filed 2024-11-01): "
-        "391,035,000,000 USD; none is within 5% of it."
+    [check] = _check([claim], real["AAPL"])
+    assert check.verdict == "contradicted" and check.reason is None and check.claim == claim
+    assert check.official.statement == (
+        "The post says 120,000,000,000 USD. The post names “last quarter”: XBRL revenue for the quarter "
+        "2025-03-30..2025-06-28 (fiscal Q3 2025) (10-Q filed 2025-08-01): 94,036,000,000 USD; "
+        "none is within 5% of it."
     )
-    assert div.official.citations == [AAPL_Q3_10Q, AAPL_FY24_10K]
+    assert check.official.citations == [AAPL_Q3_10Q]
 
 
-def test_correct_figures_are_not_divergences(real: dict[str, Filings]) -> None:
+def test_correct_figures_are_consistent_and_name_the_period_that_matched(real: dict[str, Filings]) -> None:
     claims = [
         planted("AAPL revenue came in at $94.04 billion."),
         planted("AAPL revenue of $391B for fiscal 2024."),  # the annual figure
@@ -112,34 +117,36 @@ def test_correct_figures_are_not_divergences(real: dict[str, Filings]) -> None:
         planted("AAPL revenue up 10% year over year."),  # 9.6% computed
         planted("AAPL beat earnings."),  # Item 2.02 filed 2025-07-31
     ]
-    assert find_divergences(claims, real["AAPL"].events, real["AAPL"].facts, as_of=AS_OF) == []
+    checks = _check(claims, real["AAPL"])
+    assert [c.verdict for c in checks] == ["consistent"] * 5
+    assert "fiscal year 2024 (2023-10-01..2024-09-28)" in checks[1].official.statement
+    assert "not whether they beat or missed consensus" in checks[4].official.statement
+    assert checks[1].official.citations == [AAPL_FY24_10K]
 
 
-def test_a_buyout_claim_is_unsupported_with_the_8ks_in_the_window_listed(real: dict[str, Filings]) -> None:
+def test_a_buyout_claim_with_the_8k_record_covering_the_window_is_contradicted(
+    real: dict[str, Filings],
+) -> None:
     claim = planted("Apple is being acquired.", aliases=("Apple",))
-    [div] = find_divergences([claim], real["AAPL"].events, real["AAPL"].facts, as_of=AS_OF)
-    assert div.verdict == "unsupported"
-    assert div.official.statement == (
+    [check] = _check([claim], real["AAPL"])
+    assert check.verdict == "contradicted"
+    assert check.official.statement == (
         "No 8-K with Item 1.01 (Entry into a Material Definitive Agreement) or 2.01 (Completion of "
         "Acquisition or Disposition of Assets) filed 2025-04-22..2025-08-29, nor with Item 8.01 (Other "
         "Events) filed 2025-08-06..2025-08-29 (a catch-all item counts only when filed at most 14 days "
         "before the claim); "
         "8-Ks filed 2025-04-22..2025-08-29: 8-K filed 2025-07-31 (Items 2.02, 9.01); 8-K filed 2025-07-25 "
         "(Item 5.02); 8-K filed 2025-07-09 (Item 5.02); 8-K filed 2025-05-12 (Items 8.01, 9.01); "
-        "8-K filed 2025-05-01 (Items 2.02, 9.01)."
+        "8-K filed 2025-05-01 (Items 2.02, 9.01); a material merger or acquisition agreement must be filed "
+        "on Form 8-K within four business days."
     )
-    assert div.official.citations == [
+    assert check.official.citations == [
         "https://www.sec.gov/Archives/edgar/data/320193/000032019325000071/aapl-20250731.htm",
         "https://www.sec.gov/Archives/edgar/data/320193/000114036125027340/ef20052355_8k.htm",
         "https://www.sec.gov/Archives/edgar/data/320193/000114036125025275/ef20051741_8k.htm",
         "https://www.sec.gov/Archives/edgar/data/320193/000114036125018400/ef20048691_8k.htm",
         "https://www.sec.gov/Archives/edgar/data/320193/000032019325000055/aapl-20250501.htm",
     ]
-    narrow = find_divergences([claim], real["AAPL"].events, real["AAPL"].facts, as_of=AS_OF, window_days=30)
-    assert narrow[0].official.statement.endswith(
-        "8-Ks filed 2025-07-21..2025-08-29: 8-K filed 2025-07-31 "
-        "(Items 2.02, 9.01); 8-K filed 2025-07-25 (Item 5.02)."
-    )
 
 
 def test_an_other_events_8k_backs_a_buyout_claim_only_when_filed_close_to_it(
@@ -149,97 +156,79 @@ def test_an_other_events_8k_backs_a_buyout_claim_only_when_filed_close_to_it(
     # about; three months later it is not.
     soon = planted("Apple is being acquired.", when=datetime(2025, 5, 19, tzinfo=UTC), aliases=("Apple",))
     late = planted("Apple is being acquired.", aliases=("Apple",))
-    divs = find_divergences([soon, late], real["AAPL"].events, real["AAPL"].facts, as_of=AS_OF)
-    assert [d.claim.published_at for d in divs] == [WHEN]
+    assert [c.verdict for c in _check([soon, late], real["AAPL"])] == ["consistent", "contradicted"]
 
 
-def test_event_claims_without_the_item_are_unsupported(real: dict[str, Filings]) -> None:
+def test_required_items_contradict_and_optional_ones_are_not_checkable(real: dict[str, Filings]) -> None:
     claims = [planted("AAPL files for bankruptcy."), planted("AAPL announced a 4-for-1 stock split.")]
-    divs = find_divergences(claims, real["AAPL"].events, real["AAPL"].facts, as_of=AS_OF, window_days=90)
-    assert [d.claim.kind for d in divs] == ["bankruptcy", "split"]
-    assert divs[0].official.statement.startswith("No 8-K with Item 1.03 (Bankruptcy or Receivership) filed")
-    assert divs[1].official.statement.startswith("No 8-K with Item 5.03 (Amendments to Articles")
-
-
-def test_an_earnings_claim_with_no_8k_says_none_was_filed_and_what_filings_cannot_show() -> None:
-    [div] = find_divergences([planted("AAPL missed estimates.")], [], {}, as_of=AS_OF)
-    assert div.verdict == "unsupported" and div.official.citations == []
-    assert div.official.statement == (
-        "No 8-K with Item 2.02 (Results of Operations and Financial Condition) filed 2025-04-22..2025-08-29 "
-        "(filings can show that results were released, not whether they beat or missed consensus); "
-        "no 8-K filed 2025-04-22..2025-08-29 is on record."
+    bankruptcy, split = _check(claims, real["AAPL"], window_days=90)
+    assert bankruptcy.verdict == "contradicted"
+    assert bankruptcy.official.statement.startswith(
+        "No 8-K with Item 1.03 (Bankruptcy or Receivership) filed"
     )
+    assert (split.verdict, split.reason) == ("not_checkable", "no_data")
+    assert split.official.statement.endswith("8-Ks need not report a split.")
 
 
-def test_missing_facts_make_figures_unsupported_with_the_reason(real: dict[str, Filings]) -> None:
-    claims = [planted("AAPL revenue came in at $120 billion."), planted("AAPL EPS of $9.99.")]
-    divs = find_divergences(claims, real["AAPL"].events, {"revenue": []}, as_of=AS_OF)
-    assert [(d.verdict, d.official.statement) for d in divs] == [
-        ("unsupported", "Not checked: XBRL revenue facts were unavailable."),
-        ("unsupported", "Not checked: XBRL eps facts were unavailable."),
-    ]
+def test_an_8k_record_that_starts_inside_the_window_does_not_cover_it(real: dict[str, Filings]) -> None:
+    recent = [e for e in real["AAPL"].events if e.filing_date >= date(2025, 7, 1)]
+    [check] = check_claims([planted("AAPL files for bankruptcy.")], recent, {}, as_of=AS_OF)
+    assert (check.verdict, check.reason) == ("not_checkable", "no_data")
+    assert "the 8-K record on hand starts 2025-07-09, after the window start" in check.official.statement
 
 
-def test_stale_facts_are_not_used(real: dict[str, Filings]) -> None:
+def test_stale_facts_leave_the_period_not_reported(real: dict[str, Filings]) -> None:
     claim = planted("NVDA revenue came in at $46.7 billion.", "NVDA")
-    facts = {"revenue": real["NVDA"].stale_revenue}
-    [div] = find_divergences([claim], real["NVDA"].events, facts, as_of=AS_OF)
-    assert div.verdict == "unsupported"
-    assert div.official.statement == (
-        "Not checked: the latest XBRL revenue period ends 2022-01-30, too old to check a current claim."
-    )
+    [check] = check_claims([claim], real["NVDA"].events, {"revenue": real["NVDA"].stale_revenue}, as_of=AS_OF)
+    assert (check.verdict, check.reason) == ("not_checkable", "period_not_reported")
 
 
 def test_growth_is_checked_against_computed_year_over_year_growth(real: dict[str, Filings]) -> None:
     claims = [planted("AAPL revenue grew 25% year over year."), planted("AAPL grew 30% YoY.")]
-    wrong, unnamed = find_divergences(claims, real["AAPL"].events, real["AAPL"].facts, as_of=AS_OF)
+    wrong, unnamed = _check(claims, real["AAPL"])
     assert wrong.verdict == "contradicted"
     assert (
-        "XBRL Revenues quarter 2025-03-30..2025-06-28 94,036,000,000 USD (10-Q filed 2025-08-01) vs quarter "
-        "2024-03-31..2024-06-29 85,777,000,000 USD (10-Q filed 2025-08-01): 9.6% year over year (computed)"
+        "XBRL revenue for the quarter 2025-03-30..2025-06-28 (fiscal Q3 2025) 94,036,000,000 USD (10-Q filed "
+        "2025-08-01) vs the quarter 2024-03-31..2024-06-29 (fiscal Q3 2024) 85,777,000,000 USD (10-Q filed "
+        "2025-08-01): 9.6% year over year (computed)"
     ) in wrong.official.statement
-    assert wrong.official.citations == [AAPL_Q3_10Q, AAPL_FY24_10K]
+    assert AAPL_Q3_10Q in wrong.official.citations and AAPL_FY24_10K in wrong.official.citations
     # What grew is not said: never "contradicted", and EPS growth (12.1% computed) is shown too.
-    assert unnamed.verdict == "unsupported"
-    assert "XBRL diluted EPS quarter 2025-03-30..2025-06-28 1.57 USD/shares" in unnamed.official.statement
+    assert (unnamed.verdict, unnamed.reason) == ("not_checkable", "metric_not_named")
+    assert "XBRL diluted EPS for the quarter 2025-03-30..2025-06-28 (fiscal Q3 2025) 1.57 USD/shares" in (
+        unnamed.official.statement
+    )
     assert "12.1% year over year (computed)" in unnamed.official.statement
 
 
 def test_point_in_time_uses_only_filings_filed_by_as_of(real: dict[str, Filings]) -> None:
-    claim = planted("AAPL revenue came in at $120 billion.", when=datetime(2025, 7, 10, tzinfo=UTC))
-    [div] = find_divergences([claim], real["AAPL"].events, real["AAPL"].facts, as_of=date(2025, 7, 15))
-    assert (
-        "XBRL Revenues for the quarter 2024-12-29..2025-03-29 (10-Q filed 2025-05-02): 95,359,000,000 USD"
-        in (div.official.statement)
-    )
-    assert "2025-06-28" not in div.official.statement
+    # $120B would match the December quarter (124.3B); $200B matches no period.
+    claim = planted("AAPL revenue came in at $200 billion.", when=datetime(2025, 7, 10, tzinfo=UTC))
+    [check] = _check([claim], real["AAPL"], as_of=date(2025, 7, 15))
+    assert check.verdict == "contradicted"
+    assert "(10-Q filed 2025-05-02): 95,359,000,000 USD" in check.official.statement
+    assert "2025-06-28" not in check.official.statement
 
 
-def test_nvda_claims_are_checked_against_both_the_claim_date_and_as_of_quarters(
-    real: dict[str, Filings],
-) -> None:
-    # Posted 2025-08-20, before the 2025-08-27 10-Q: Q1 (44.062B) was the latest then, Q2 (46.743B) by as_of.
+def test_nvda_claims_are_checked_against_the_periods_ended_by_the_post(real: dict[str, Filings]) -> None:
+    # Posted 2025-08-20: Q1 (44.062B) was the latest reported then; Q2 (46.743B, EPS 1.08) ended 07-27.
     claims = [planted("NVDA revenue came in at $44 billion.", "NVDA"), planted("NVDA EPS of $1.57.", "NVDA")]
-    [div] = find_divergences(claims, real["NVDA"].events, real["NVDA"].facts, as_of=AS_OF)
-    assert div.claim.kind == "eps" and div.verdict == "contradicted"
+    revenue, eps = _check(claims, real["NVDA"])
+    assert revenue.verdict == "consistent" and "2025-04-27" in revenue.official.statement
+    assert eps.verdict == "contradicted"
     assert (
-        "XBRL diluted EPS for the quarter 2025-04-28..2025-07-27 (10-Q filed 2025-08-27): 1.08 USD/shares"
-        in (div.official.statement)
+        "XBRL diluted EPS for the quarter 2025-04-28..2025-07-27 (fiscal Q2 2026) (10-Q filed 2025-08-27): "
+        "1.08 USD/shares" in eps.official.statement
     )
 
 
 def test_real_aapl_posts_end_to_end(snapshot_dir: Path, real: dict[str, Filings]) -> None:
     posts = SocialStore(SnapshotFiles(snapshot_dir)).reddit("AAPL", AS_OF, 50)
     assert not isinstance(posts, Err), posts
-    claims = extract_claims(posts.value, "AAPL")
-    divs = find_divergences(claims, real["AAPL"].events, real["AAPL"].facts, as_of=AS_OF)
-    # The only divergence: a quoted Gemini answer giving the March quarter's 5% growth (the latest
-    # quarter grew 9.6%, fiscal 2024 2.0%). Its $95.4B, the 1.57 EPS and the beat all agree with filings.
-    assert [(d.claim.post_id, d.claim.kind, d.verdict) for d in divs] == [
-        ("reddit:1mkcur7", "growth", "contradicted")
-    ]
-    assert "9.6% year over year (computed)" in divs[0].official.statement
-    assert "2.0% year over year (computed)" in divs[0].official.statement
+    claims = extract_claims(posts.value, "AAPL", aliases=["Apple"])
+    checks = _check(claims, real["AAPL"])
+    assert len(checks) == len(claims) and claims
+    assert [c for c in checks if c.verdict == "contradicted"] == []
 
 
 def test_order_is_claim_order_and_odd_facts_never_raise() -> None:
@@ -302,14 +291,14 @@ def test_order_is_claim_order_and_odd_facts_never_raise() -> None:
         planted("AAPL revenue came in at $94 billion."),
         planted("AAPL EPS grew 50%."),
     ]
-    divs = find_divergences(claims, [], facts, as_of=AS_OF, window_days=-5, tolerance=-0.05)
-    assert [(d.claim.kind, d.verdict) for d in divs] == [
-        ("eps", "contradicted"),
-        ("revenue", "contradicted"),  # a zero revenue is never "within 5%"
-        ("growth", "unsupported"),  # a negative base year gives no meaningful growth
+    checks = check_claims(claims, [], facts, as_of=AS_OF, window_days=-5, tolerance=-0.05)
+    assert [(c.claim.kind, c.verdict, c.reason) for c in checks] == [
+        ("eps", "contradicted", None),
+        ("revenue", "contradicted", None),  # a zero revenue is never "within 5%"
+        ("growth", "not_checkable", "period_not_reported"),  # a negative base year gives no growth
     ]
-    assert divs[0].official.citations == ["test:odd"]  # no accession number: the source is cited
-    assert find_divergences([], [], {}, as_of=AS_OF) == []
+    assert checks[0].official.citations == ["test:odd"]  # no accession number: the source is cited
+    assert check_claims([], [], {}, as_of=AS_OF) == []
     results = MaterialEvent(
         ticker="AAPL",
         cik=1,
@@ -320,6 +309,6 @@ def test_order_is_claim_order_and_odd_facts_never_raise() -> None:
         source=odd,
     )
     beat = planted("AAPL beat earnings.")
-    assert find_divergences([beat], [results], {}, as_of=AS_OF) == []
-    [huge] = find_divergences([beat], [], {}, as_of=AS_OF, window_days=10**9)
-    assert "filed 0001-01-01..2025-08-29" in huge.official.statement
+    assert [c.verdict for c in check_claims([beat], [results], {}, as_of=AS_OF)] == ["consistent"]
+    [huge] = check_claims([beat], [results], {}, as_of=AS_OF, window_days=10**9)
+    assert huge.verdict == "consistent" and "0001-01-01..2025-08-29" in huge.official.statement

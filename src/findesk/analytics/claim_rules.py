@@ -9,6 +9,11 @@ Rules this module keeps:
   a future word follows it ("dilution will follow").
 - A figure for the company's revenue or growth must not be a segment's: the word right before
   "revenue"/"sales" is a neutral one (total, net, quarterly, its, the, Q3, ...) or names the company.
+- Not a claim (``not_a_claim``): a question; a wish ("May your bankruptcy be postponed.", "I hope ...");
+  a meme caption ("This sub after NVDA lowers guidance ...", or any sentence ending in ":" whose content
+  is an image); sarcasm marked as such ("/s", "yeah right").
+- Whose claim (``possessives``): a proper noun with 's ("Google's", "Vertiv's") names the company a
+  figure or event belongs to; people, places and calendar words with 's are not companies.
 """
 
 from __future__ import annotations
@@ -190,6 +195,26 @@ _ABBREVIATIONS = word_set(
     "fig al"
 )
 _BULLET = re.compile(r"^\s*(?:[*\-•>]+|\d+[.)])\s+")
+_WISH = re.compile(
+    r"^\W*(?:may\s+(?:your|you|the|his|her|their|it|they|we|our|god|all)\b|let'?s hope\b|hopefully\b|"
+    r"i (?:hope|wish|pray)\b|if only\b)",
+    _I,
+)
+_MEME = re.compile(
+    r"^\W*(?:this sub|this subreddit|me|us|wsb|bears|bulls|everyone|nobody|pov|my (?:wife|portfolio|account|"
+    r"calls|puts|wallet))\b.{0,80}?\b(?:after|when|waiting|watching|seeing)\b",
+    _I,
+)
+_SARCASM = re.compile(r"(?:^|\s)/s\b|\byeah,? right\b|\bsure,? jan\b|🤡", _I)
+_POSSESSIVE = re.compile(r"(?<![\w$])(?P<name>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*)?)(?:'s|’s)(?!\w)")
+# Words with 's that are not a company: people, places, the calendar, the market, the period.
+_NOT_COMPANIES = word_set(
+    "It That This Today Tomorrow Yesterday Year Quarter Company Street America Fed Trump Musk Elon Buffett "
+    "Powell Jensen Huang Cook Tim Nadella Zuckerberg Zuck Bezos Jassy Pichai Dimon Warren Wall Nation World "
+    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July "
+    "August September October November December Q1 Q2 Q3 Q4 FY Management CEO CFO Investor Investors OP "
+    "Everyone Nobody Someone China US U.S. Washington Congress Biden Obama"
+)
 
 
 def sentences(text: str) -> list[str]:
@@ -215,6 +240,29 @@ def sentences(text: str) -> list[str]:
 
 def question(sentence: str) -> bool:
     return sentence.rstrip(" \"'”’)*").endswith("?") or bool(_QUESTION_START.match(sentence))
+
+
+def not_a_claim(sentence: str) -> str | None:
+    """Why ``sentence`` states no fact (a question, a wish, a meme caption, sarcasm); None when it may."""
+    if question(sentence):
+        return "a question"
+    if _WISH.match(sentence):
+        return "a wish"
+    if _MEME.match(sentence) or sentence.rstrip(" \"'”’)*").endswith(":"):
+        return "a meme caption (what it introduces is an image, not text)"
+    if _SARCASM.search(sentence):
+        return "sarcasm"
+    return None
+
+
+def possessives(text: str) -> list[tuple[int, str]]:
+    """(end offset, name) of each proper noun with 's in ``text`` that may be a company."""
+    out = []
+    for found in _POSSESSIVE.finditer(text):
+        name = found.group("name").strip()
+        if name.split()[-1] not in _NOT_COMPANIES and name.split()[0] not in _NOT_COMPANIES:
+            out.append((found.end(), name))
+    return out
 
 
 def _clause(sentence: str, start: int, end: int) -> tuple[int, int]:

@@ -16,6 +16,13 @@ Rules this module keeps:
   Revenue and growth of a segment ("iPhone revenue", "Services revenue") are not the company's figure.
 - One claim per (post, kind): the first sentence in the order above. ``text`` is that sentence with
   whitespace collapsed, at most 240 characters.
+- A post names another company too when its title holds an upper-case word of 3-5 letters that the post
+  repeats (``TECK`` in "Wells Fargo analyst gives TECK $101 price target"), like a cashtag does.
+- Each claim says what it is (``claim_rules``): ``not_a_claim`` holds why a sentence is a wish, a meme
+  caption, sarcasm or a question; ``about_other`` names the company a figure or event belongs to when
+  the last company named before it in the sentence is another one ("Google's ... revenue ($46.6b ...)",
+  "Vertiv's Q2 growth up 35% — beating expectations"). Such claims are kept, so the Divergences section
+  shows them with their verdict instead of silently dropping them.
 """
 
 from __future__ import annotations
@@ -37,6 +44,8 @@ from findesk.analytics.claim_rules import (
     growth_value,
     metric_of,
     money,
+    not_a_claim,
+    possessives,
     question,
     sentences,
     word_set,
@@ -75,6 +84,8 @@ class SocialClaim(BaseModel):
     value: float | None = None  # numeric claims: the figure as a plain number (USD, USD/share, percent)
     unit: Literal["USD", "USD/shares", "percent"] | None = None
     metric: Literal["revenue", "eps"] | None = None  # growth claims: what grew (None: not said)
+    not_a_claim: str | None = None  # why the sentence states no fact ("a wish", "a meme caption", ...)
+    about_other: str | None = None  # the other company the sentence's claim belongs to ("Google")
 
 
 _CASHTAG = re.compile(r"\$([A-Za-z]{1,5}(?:[.-][A-Za-z])?)(?![A-Za-z0-9])")
@@ -87,7 +98,11 @@ _PAIRS = (
 )
 _QUOTE_LINK = re.compile(r"quote(?:\.ashx\?t=|/)(?P<ticker>[A-Z]{1,5})\b")
 _SUFFIX = re.compile(r"(?:\s+(?:Inc|Corp|Corporation|Co|Ltd|Holdings|Group|Company|Class [A-C])\.?)+$")
-_NOT_TICKERS = word_set("A I AI US UK EU CEO CFO USA USD EPS ETF IPO GDP FDA SEC ATH YOY TTM IMO DCA IRA FY")
+_NOT_TICKERS = word_set(
+    "A I AI US UK EU CEO CFO CTO USA USD EPS ETF IPO GDP FDA SEC ATH YOY TTM IMO DCA IRA FY FED WSB YOLO DD "
+    "OP AWS LLM GPU CPU API NOT AND THE FOR BUT ALL NEW NOW WTF LOL LMAO EBIT FCF PE PEG RSI IV ITM OTM EOD"
+)
+_UPPER_WORD = re.compile(r"(?<![\w$/.-])[A-Z]{3,5}(?![\w])")
 
 
 def _pairs(text: str) -> tuple[dict[str, set[str]], set[str]]:
@@ -105,6 +120,13 @@ def _pairs(text: str) -> tuple[dict[str, set[str]], set[str]]:
     return names, marked - _NOT_TICKERS
 
 
+def _repeated_title_words(title: str, whole: str) -> set[str]:
+    """Upper-case words of the title that the post repeats: tickers written without a ``$``."""
+    return {
+        w for w in set(_UPPER_WORD.findall(title)) - _NOT_TICKERS if len(re.findall(rf"\b{w}\b", whole)) >= 2
+    }
+
+
 class _Subject:
     """Which sentences speak about the company, for one post."""
 
@@ -116,7 +138,8 @@ class _Subject:
         self.names = {a.strip() for a in aliases if a and a.strip()}
         self.names |= {n for t in own for n in paired.get(t, ())}
         self.others = {t.strip().upper() for t in tickers if t and t.strip()} | marked
-        self.others = (self.others | {m.upper() for m in _CASHTAG.findall(whole)}) - own
+        self.others |= {m.upper() for m in _CASHTAG.findall(whole)} | _repeated_title_words(title, whole)
+        self.others -= own
         # A source's ticker tag or a passing name does not make a post's ticker-free sentences the
         # company's (Reddit exports tag an Applied Materials story AAPL): the title must name the
         # company, or the text must name its ticker and no other ticker.
@@ -127,6 +150,19 @@ class _Subject:
         if mentions(text, self.symbol):
             return True
         return any(re.search(rf"(?<![\w$]){re.escape(n)}(?!\w)", text) for n in self.names)
+
+    def about_other(self, sentence: str, end: int) -> str | None:
+        """The other company a claim ending at ``end`` belongs to: the last company named before it."""
+        head = sentence[:end]
+        own = [m.end() for n in self.names for m in re.finditer(rf"(?<![\w$]){re.escape(n)}(?!\w)", head)]
+        own += [m.end() for m in re.finditer(rf"(?<![\w$]){re.escape(self.symbol)}(?![\w])", head)]
+        others = [(e, n) for e, n in possessives(head) if not self.names_company(n)]
+        for ticker in self.others:
+            others += [
+                (m.end(), ticker) for m in re.finditer(rf"(?<![\w$])\$?{re.escape(ticker)}(?![\w])", head)
+            ]
+        last = max(others, default=None)
+        return last[1] if last and last[0] > max(own, default=-1) else None
 
     def rank(self, sentence: str) -> int | None:
         """0: names the company; 1: names no ticker (post focused on it); None: not about it."""
@@ -148,13 +184,15 @@ def _clip(sentence: str) -> str:
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1].rstrip() + "…"
 
 
-def _event_claims(sentence: str) -> Iterator[str]:
+def _event_claims(sentence: str) -> Iterator[tuple[str, int]]:
+    """(kind, end of the phrase) of each event the sentence asserts."""
     for kind, pattern in EVENT_RULES:
-        if any(asserted(found, with_match=False) for found in pattern.finditer(sentence)):
-            yield kind
+        found = next((f for f in pattern.finditer(sentence) if asserted(f, with_match=False)), None)
+        if found is not None:
+            yield kind, found.end()
 
 
-_Figure = tuple[str, float, Literal["USD", "USD/shares", "percent"], Literal["revenue", "eps"] | None]
+_Figure = tuple[str, float, Literal["USD", "USD/shares", "percent"], Literal["revenue", "eps"] | None, int]
 
 
 def _figures(sentence: str, subject: _Subject) -> Iterator[_Figure]:
@@ -170,18 +208,18 @@ def _figures(sentence: str, subject: _Subject) -> Iterator[_Figure]:
                 and clean(found)
                 and fact_word_ok(found, subject.names_company)
             ):
-                yield "revenue", value, "USD", None
+                yield "revenue", value, "USD", None, found.end()
                 break
     for pattern in EPS_RULES:
         for found in pattern.finditer(sentence):
             value = money(found, per_share=True)
             if value is not None and abs(value) < 1000 and clean(found):
-                yield "eps", value, "USD/shares", None
+                yield "eps", value, "USD/shares", None, found.end()
                 break
     for pattern in GROWTH_RULES:
         for found in pattern.finditer(sentence):
             if clean(found) and fact_word_ok(found, subject.names_company):
-                yield "growth", growth_value(found), "percent", metric_of(found)
+                yield "growth", growth_value(found), "percent", metric_of(found), found.end()
                 break
 
 
@@ -196,15 +234,23 @@ def _claims_from(
 ) -> list[SocialClaim]:
     subject = _Subject(symbol, title, body, tickers, aliases)
     taken: dict[str, SocialClaim] = {}
+
+    def take(kind: str, sentence: str, end: int, figure: dict[str, object]) -> None:
+        # A statement about the company beats a meme, a wish or another company's figure of the same kind.
+        held = taken.get(kind)
+        if held is not None and not (held.not_a_claim or held.about_other):
+            return
+        why, other = not_a_claim(sentence), subject.about_other(sentence, end)
+        if held is not None and (why or other):
+            return
+        fields = {"kind": kind, "text": _clip(sentence), "not_a_claim": why, "about_other": other, **figure}
+        taken[kind] = SocialClaim.model_validate({**base, **fields})
+
     for sentence in _ordered(subject, title, body):
-        text = _clip(sentence)
-        for kind in _event_claims(sentence):
-            if kind not in taken:
-                taken[kind] = SocialClaim.model_validate({**base, "kind": kind, "text": text})
-        for kind, value, unit, metric in _figures(sentence, subject):
-            if kind not in taken:
-                fields = {"kind": kind, "text": text, "value": value, "unit": unit, "metric": metric}
-                taken[kind] = SocialClaim.model_validate({**base, **fields})
+        for kind, end in _event_claims(sentence):
+            take(kind, sentence, end, {})
+        for kind, value, unit, metric, end in _figures(sentence, subject):
+            take(kind, sentence, end, {"value": value, "unit": unit, "metric": metric})
     return list(taken.values())
 
 
