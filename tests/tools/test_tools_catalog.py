@@ -33,6 +33,7 @@ EXPECTED = {
     "get_reddit_posts",
     "get_stocktwits_posts",
     "get_transcripts",
+    "get_earnings_calendar",
     "get_macro_series",
     "get_onchain_txs",
     "get_token",

@@ -20,6 +20,7 @@ from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.formats.sec import material_events
 from findesk.data.models import (
     Company,
+    EarningsCalendar,
     Fact,
     Filing,
     FilingDocument,
@@ -156,6 +157,14 @@ class DataRouter:
             symbol,
             "earnings-call transcripts",
             lambda v, s: v.transcripts(s, as_of, limit),
+        )
+
+    async def earnings_calendar(self, symbol: str, as_of: date) -> Result[EarningsCalendar]:
+        return await self._symbol_route(
+            Category.EARNINGS_CALENDAR,
+            symbol,
+            "the earnings calendar",
+            lambda v, s: v.earnings_calendar(s, as_of),
         )
 
     # ---- crypto and compliance -------------------------------------------------------------------

@@ -15,13 +15,20 @@ from findesk.core.result import Err, Ok, Result
 from findesk.data.context import DataContext
 from findesk.data.registry import build_router
 from findesk.knowledge.filings.sections import SectionService
-from findesk.tools import filings, highlights, macro_crypto, market, social
+from findesk.tools import earnings, filings, highlights, macro_crypto, market, social
 from findesk.tools.base import Tool, ToolContext, ToolRegistry
 
 
 def data_tools() -> list[Tool]:
-    """The data layer's capabilities as tools: market, filings, news/social, macro/crypto."""
-    return [*market.TOOLS, *filings.TOOLS, *highlights.TOOLS, *social.TOOLS, *macro_crypto.TOOLS]
+    """The data layer's capabilities as tools: market, filings, earnings dates, news/social, macro/crypto."""
+    return [
+        *market.TOOLS,
+        *filings.TOOLS,
+        *highlights.TOOLS,
+        *earnings.TOOLS,
+        *social.TOOLS,
+        *macro_crypto.TOOLS,
+    ]
 
 
 def default_registry() -> ToolRegistry:

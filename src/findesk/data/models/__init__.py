@@ -7,10 +7,12 @@ from findesk.data.models.macro import MacroObservation, MacroSeries
 from findesk.data.models.market import Company, PriceBar, PriceBars, Quote
 from findesk.data.models.news import NewsItem, SocialAuthor, SocialPost
 from findesk.data.models.sanctions import SanctionsList, SanctionsMatch, SanctionsScreen
-from findesk.data.models.transcripts import Transcript
+from findesk.data.models.transcripts import EarningsCalendar, EarningsEvent, Transcript
 
 __all__ = [
     "Company",
+    "EarningsCalendar",
+    "EarningsEvent",
     "Fact",
     "Filing",
     "FilingDocument",

@@ -16,6 +16,7 @@ from enum import StrEnum
 from findesk.core.result import Err, ErrorCode, Result
 from findesk.data.models import (
     Company,
+    EarningsCalendar,
     Fact,
     Filing,
     FilingDocument,
@@ -50,6 +51,7 @@ class Category(StrEnum):
     TVL = "tvl"
     SANCTIONS = "sanctions"
     TRANSCRIPTS = "transcripts"  # earnings-call transcripts
+    EARNINGS_CALENDAR = "earnings_calendar"  # earnings dates held and scheduled
 
 
 class Vendor:
@@ -111,6 +113,10 @@ class Vendor:
     async def transcripts(self, symbol: str, as_of: date, limit: int = 4) -> Result[list[Transcript]]:
         """Earnings calls held on or before ``as_of``, newest first."""
         return self._not_served(Category.TRANSCRIPTS)
+
+    async def earnings_calendar(self, symbol: str, as_of: date) -> Result[EarningsCalendar]:
+        """The latest earnings date on or before ``as_of`` and the next one as known at ``as_of``."""
+        return self._not_served(Category.EARNINGS_CALENDAR)
 
     async def aclose(self) -> None:
         """Release resources (HTTP connections). Default: nothing to release."""

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from findesk.core.result import Err, ErrorCode, Result
 from findesk.data.models import (
     Company,
+    EarningsCalendar,
     Fact,
     Filing,
     FilingDocument,
@@ -146,3 +147,6 @@ class SnapshotVendor(Vendor):
 
     async def transcripts(self, symbol: str, as_of: date, limit: int = 4) -> Result[list[Transcript]]:
         return await self._run(lambda: self._transcripts.get().transcripts(symbol, as_of, limit))
+
+    async def earnings_calendar(self, symbol: str, as_of: date) -> Result[EarningsCalendar]:
+        return await self._run(lambda: self._transcripts.get().calendar(symbol, as_of))

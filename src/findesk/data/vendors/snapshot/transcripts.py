@@ -1,4 +1,4 @@
-"""Snapshot earnings-call transcripts (``transcripts/``).
+"""Snapshot earnings-call transcripts and the earnings calendar (``transcripts/``).
 
 Rules this module keeps:
 - Point in time by the call's own time: ``conference_date`` is US/Eastern (as given upstream); a
@@ -7,6 +7,12 @@ Rules this module keeps:
   text here. A company whose calls are listed but not stored is ``no_data`` saying so.
 - Alphabet's calls are filed under GOOG; GOOGL asks for the same calls.
 - Texts are read on demand and kept in memory; the index is read once (thread-safe).
+- The earnings calendar (``earnings_events.csv``) was recorded on one day, its as-of date in
+  ``SOURCES.tsv`` (the one place that date is kept). Dates on or before ``as_of`` are history and
+  always shown; a date after ``as_of`` is shown only when ``as_of`` is on or after that recording day,
+  so an earlier briefing never sees a schedule published later. Without a readable recording day no
+  calendar is given. Rows whose day lies more than a year from their fiscal year are upstream
+  mislabels (e.g. GOOG "2019 Q1" on 2024-04-29) and are skipped.
 """
 
 from __future__ import annotations
@@ -15,14 +21,18 @@ import csv
 import threading
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import Literal
 
 from findesk.core.dates import NEW_YORK, visible_at
 from findesk.core.result import Err, ErrorCode, Ok, Result
-from findesk.data.models import Transcript
+from findesk.data.models import EarningsCalendar, EarningsEvent, Transcript
 from findesk.data.vendors.snapshot.files import Lazy, SnapshotFiles
 
 INDEX = "transcripts/index.csv"
+EVENTS = "transcripts/earnings_events.csv"
+PROVENANCE = "SOURCES.tsv"  # snapshot_path, source (owner/repo@commit:path), license, as_of, notes
 _ALIASES = {"GOOGL": "GOOG"}
+_FISCAL_SLACK_YEARS = 1  # a fiscal year names the calendar year of its call, or one year either side
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,10 +45,18 @@ class _Call:
     path: str  # "" when the snapshot does not hold the text
 
 
+@dataclass(frozen=True, slots=True)
+class _Provenance:
+    recorded_on: date | None
+    url: str | None
+
+
 class TranscriptStore:
     def __init__(self, files: SnapshotFiles) -> None:
         self.files = files
         self._calls = Lazy(self._read_index)
+        self._events = Lazy(self._read_events)
+        self._provenance = Lazy(self._read_provenance)
         self._texts: dict[str, str] = {}
         self._lock = threading.Lock()
 
@@ -103,3 +121,86 @@ class TranscriptStore:
                 for c in stored[:limit]
             ]
         )
+
+    # ---- earnings calendar ------------------------------------------------------------------------
+
+    def _read_events(self) -> tuple[dict[str, list[EarningsEvent]], dict[str, str]]:
+        by_ticker: dict[str, list[EarningsEvent]] = {}
+        names: dict[str, str] = {}
+        with self.files.path(EVENTS).open(newline="", encoding="utf-8") as fh:
+            for row in csv.DictReader(fh):
+                day = date.fromisoformat(row["date"])
+                year = int(row["year"])
+                if abs(day.year - year) > _FISCAL_SLACK_YEARS:
+                    continue
+                status: Literal["held", "scheduled"] = (
+                    "scheduled" if row["has_transcript"] == "FUTURE" else "held"
+                )
+                event = EarningsEvent(
+                    fiscal_year=year, fiscal_quarter=int(row["quarter"]), day=day, status=status
+                )
+                by_ticker.setdefault(row["symbol"], []).append(event)
+                names.setdefault(row["symbol"], row["company_name"].strip())
+        return by_ticker, names
+
+    def _read_provenance(self) -> _Provenance:
+        if not self.files.exists(PROVENANCE):
+            return _Provenance(None, None)
+        for line in self.files.path(PROVENANCE).read_text(encoding="utf-8").splitlines():
+            cells = line.split("\t")
+            if len(cells) >= 4 and cells[0] == EVENTS:
+                try:
+                    recorded = date.fromisoformat(cells[3].strip())
+                except ValueError:
+                    recorded = None
+                return _Provenance(recorded, _github_url(cells[1].strip()))
+        return _Provenance(None, None)
+
+    def calendar(self, symbol: str, as_of: date) -> Result[EarningsCalendar]:
+        if not self.files.exists(EVENTS):
+            return Err(ErrorCode.NO_DATA, f"the snapshot has no earnings calendar ({EVENTS})", "snapshot")
+        provenance = self._provenance.get()
+        if provenance.recorded_on is None:
+            return Err(
+                ErrorCode.NO_DATA,
+                f"{PROVENANCE} records no as-of date for {EVENTS}: without the day the calendar was known, "
+                "none of its dates is shown",
+                "snapshot",
+            )
+        events, names = self._events.get()
+        ticker = _ALIASES.get(symbol, symbol)
+        listed = events.get(ticker)
+        if not listed:
+            return Err(
+                ErrorCode.NOT_FOUND,
+                f"no earnings dates are listed for {symbol} in {EVENTS} (S&P 500 companies)",
+                "snapshot",
+            )
+        recorded = provenance.recorded_on
+        past = [e for e in listed if e.day <= as_of]
+        # The schedule is news from the recording day on; before it, a later date would leak the future.
+        ahead = [e for e in listed if e.day > as_of] if as_of >= recorded else []
+        return Ok(
+            EarningsCalendar(
+                ticker=symbol,
+                company_name=names.get(ticker),
+                as_of=as_of,
+                recorded_on=recorded,
+                last_event=max(past, key=lambda e: e.day, default=None),
+                next_event=min(ahead, key=lambda e: e.day, default=None),
+                url=provenance.url,
+                source=self.files.source(
+                    EVENTS, note=f"earnings calendar as known on {recorded.isoformat()}"
+                ),
+            )
+        )
+
+
+def _github_url(source: str) -> str | None:
+    """``owner/repo@commit:path`` (the snapshot's provenance form) as a GitHub link to that commit's file."""
+    repo, at, rest = source.partition("@")
+    commit, colon, path = rest.partition(":")
+    if not (at and colon and repo.count("/") == 1 and commit and path):
+        return None
+    # 12 hex digits name the commit unambiguously and keep the link short enough for one screen line
+    return f"https://github.com/{repo}/blob/{commit[:12]}/{path}"
