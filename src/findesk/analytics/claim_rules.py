@@ -189,12 +189,6 @@ _CLAUSE_BREAK = re.compile(r"[;,:]\s|\s[-–—]+\s|\b(?:but|however|although|th
 _QUESTION_START = re.compile(
     r"^\W*(?:will|would|is|are|was|were|does|do|did|could|should|can|has|have|shall)\s+\$?[a-z]", _I
 )
-_SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]*]*(?=\s|$)")
-_ABBREVIATIONS = word_set(
-    "vs inc corp co ltd jr sr mr mrs ms dr st no approx est jan feb mar apr jun jul aug sep sept oct nov dec "
-    "fig al"
-)
-_BULLET = re.compile(r"^\s*(?:[*\-•>]+|\d+[.)])\s+")
 _WISH = re.compile(
     r"^\W*(?:may\s+(?:your|you|the|his|her|their|it|they|we|our|god|all)\b|let'?s hope\b|hopefully\b|"
     r"i (?:hope|wish|pray)\b|if only\b)",
@@ -215,27 +209,6 @@ _NOT_COMPANIES = word_set(
     "August September October November December Q1 Q2 Q3 Q4 FY Management CEO CFO Investor Investors OP "
     "Everyone Nobody Someone China US U.S. Washington Congress Biden Obama"
 )
-
-
-def sentences(text: str) -> list[str]:
-    """Sentences of ``text``: every line on its own, split at . ! ? (not after "vs.", "Inc.", "U.S.", ...)."""
-    out: list[str] = []
-    for raw in (text or "").splitlines():
-        line = _BULLET.sub("", raw)
-        start = 0
-        for end in _SENTENCE_END.finditer(line):
-            words = line[start : end.start()].split()
-            last = words[-1].lstrip("(*[\"'").lower() if words else ""
-            if end.group(0)[0] == "." and (
-                last in _ABBREVIATIONS or re.fullmatch(r"[a-z](?:\.[a-z])*", last)
-            ):
-                continue
-            if piece := line[start : end.end()].strip():
-                out.append(" ".join(piece.split()))
-            start = end.end()
-        if rest := line[start:].strip():
-            out.append(" ".join(rest.split()))
-    return out
 
 
 def question(sentence: str) -> bool:

@@ -43,10 +43,12 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from datetime import UTC, date, datetime, time
+from functools import lru_cache
 from itertools import pairwise
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from findesk.analytics.post_text import letter_words, lowered
 from findesk.data.models import SocialAuthor, SocialPost
 
 FLAG_THRESHOLD = 0.5
@@ -95,8 +97,6 @@ _INVITES: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     ),
 )
 _CASHTAG = re.compile(r"(?<![\w$])\$([a-z]{1,6}(?:\.[a-z]{1,2})?)(?![\w])")
-_STRIP = re.compile(r"https?://\S+|www\.\S+|&#?\w+;|(?<![\w$])\$[a-z][\w.]*")
-_WORD = re.compile(r"[^\W\d_]+")
 _BURST_SECONDS, _BURST_MIN = 3600, 4
 _DUP_JACCARD, _DUP_MIN_WORDS = 0.7, 8
 _DAY_STAMP = time(23, 59, 59)
@@ -186,7 +186,12 @@ def score_posts(posts: Sequence[SocialPost], *, as_of: date) -> list[PostRisk]:
 
 
 def _full_text(post: SocialPost) -> str:
-    text = " ".join(t for t in (post.title, post.text) if t)[:_MAX_CHARS].replace("’", "'").lower()
+    return _clean(" ".join(t for t in (post.title, post.text) if t))
+
+
+@lru_cache(maxsize=4_096)
+def _clean(joined: str) -> str:
+    text = lowered(joined[:_MAX_CHARS].replace("’", "'"))
     # the link patterns backtrack on long unbroken tokens; no real URL or word needs more than this
     return _LONG_TOKEN.sub(lambda m: m.group(0)[:_MAX_TOKEN], text)
 
@@ -264,9 +269,10 @@ def _bursts(posts: list[SocialPost]) -> list[int]:
     return result
 
 
+@lru_cache(maxsize=4_096)
 def _shingles(text: str) -> frozenset[tuple[str, str]]:
-    words = _WORD.findall(_STRIP.sub(" ", text))
-    return frozenset(pairwise(words)) if len(words) >= _DUP_MIN_WORDS else frozenset()
+    found = letter_words(text)
+    return frozenset(pairwise(found)) if len(found) >= _DUP_MIN_WORDS else frozenset()
 
 
 def _duplicates(posts: list[SocialPost]) -> list[list[str]]:
@@ -275,13 +281,19 @@ def _duplicates(posts: list[SocialPost]) -> list[list[str]]:
     A ring is a connected group of near-duplicate pairs (single linkage): bots editing one template
     differently can sit two edits apart from each other yet each one edit from the template.
     """
+    items = tuple((p.author.username, _full_text(p)[:_DUP_CHARS]) if p.author else (None, "") for p in posts)
+    return [list(ring) for ring in _rings(items)]
+
+
+@lru_cache(maxsize=64)  # a warm briefing scores the same window again: the rings are the same
+def _rings(items: tuple[tuple[str | None, str], ...]) -> tuple[tuple[str, ...], ...]:
     empty = frozenset[tuple[str, str]]()
-    shingles = [_shingles(_full_text(p)[:_DUP_CHARS]) if p.author else empty for p in posts]
+    shingles = [_shingles(text) if author else empty for author, text in items]
     index: dict[tuple[str, str], list[int]] = defaultdict(list)
     for i, sh in enumerate(shingles):
         for s in sh:
             index[s].append(i)
-    parent = list(range(len(posts)))
+    parent = list(range(len(items)))
 
     def root(i: int) -> int:
         while parent[i] != i:
@@ -295,14 +307,14 @@ def _duplicates(posts: list[SocialPost]) -> list[list[str]]:
             if common / (len(sh) + len(shingles[j]) - common) >= _DUP_JACCARD:
                 parent[root(j)] = root(i)
     rings: dict[int, dict[str, str]] = defaultdict(dict)
-    for i, post in enumerate(posts):
-        if post.author is not None and shingles[i]:
+    for i, (author, _) in enumerate(items):
+        if author is not None and shingles[i]:
             names = rings[root(i)]
-            key = post.author.username.lower()
-            names[key] = min(names.get(key, post.author.username), post.author.username)
-    result: list[list[str]] = []
-    for i, post in enumerate(posts):
-        me = post.author.username.lower() if post.author is not None and shingles[i] else None
+            key = author.lower()
+            names[key] = min(names.get(key, author), author)
+    result: list[tuple[str, ...]] = []
+    for i, (author, _) in enumerate(items):
+        me = author.lower() if author is not None and shingles[i] else None
         names = rings.get(root(i), {}) if me is not None else {}
-        result.append(sorted((name for key, name in names.items() if key != me), key=str.lower))
-    return result
+        result.append(tuple(sorted((name for key, name in names.items() if key != me), key=str.lower)))
+    return tuple(result)

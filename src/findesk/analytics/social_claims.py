@@ -47,9 +47,9 @@ from findesk.analytics.claim_rules import (
     not_a_claim,
     possessives,
     question,
-    sentences,
     word_set,
 )
+from findesk.analytics.post_text import sentences
 from findesk.data.formats.mentions import company_tickers, listed, mentions
 from findesk.data.models import NewsItem, SocialPost
 
@@ -174,7 +174,7 @@ class _Subject:
 
 
 def _ordered(subject: _Subject, title: str, body: str) -> list[str]:
-    found = [s for s in sentences(title) + sentences(body) if not question(s)]
+    found = [s for s in (*sentences(title), *sentences(body)) if not question(s)]
     ranked = [(r, i, s) for i, s in enumerate(found) if (r := subject.rank(s)) is not None]
     return [s for _, _, s in sorted(ranked)]
 

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Literal
 
+from findesk.analytics.post_text import lowered
 from findesk.data.formats.mentions import company_tickers
 from findesk.data.models import SocialPost
 
@@ -96,9 +97,13 @@ def name_count(text: str | None, symbol: str, aliases: Sequence[str] = (), *, en
     stops there (a long thread need not be read to its end)."""
     if not text:
         return 0
-    symbol = symbol.upper()
+    return _name_count(text, symbol.upper(), tuple(aliases), enough)
+
+
+@lru_cache(maxsize=16_384)  # scope, tone and claims ask it of the same posts; warm runs ask again
+def _name_count(text: str, symbol: str, aliases: tuple[str, ...], enough: int) -> int:
     needles, pattern = _names(symbol, (*aliases, *BRANDS.get(symbol, ())))
-    lower = text.lower()
+    lower = lowered(text)
     if not any(n in lower for n in needles):
         return 0
     count = 0

@@ -12,12 +12,12 @@ Rules:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from findesk.analytics.post_text import word_set, words
 from findesk.data.models import NewsItem, SocialPost
 
 Tone = Literal["bullish", "bearish", "neutral"]
@@ -152,7 +152,6 @@ TOPICS: dict[str, tuple[str, ...]] = {
         "allocation",
     ),
 }
-_WORD = re.compile(r"[a-z0-9][a-z0-9'\-]*")
 
 
 class ToneCounts(BaseModel):
@@ -175,14 +174,10 @@ class Theme(BaseModel):
     supporting_ids: list[str] = Field(default_factory=list)  # post or article ids, newest first
 
 
-def _words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
-
-
 def lexicon_tone(text: str) -> Tone:
-    words = _words(text)
-    up = sum(1 for w in words if w in BULLISH)
-    down = sum(1 for w in words if w in BEARISH)
+    found = words(text)
+    up = sum(1 for w in found if w in BULLISH)
+    down = sum(1 for w in found if w in BEARISH)
     if up > down:
         return "bullish"
     if down > up:
@@ -220,8 +215,8 @@ def themes(texts: Sequence[tuple[str, str]], *, limit: int = MAX_THEMES) -> list
     """Themes of ``(id, text)`` items in the given order; each item counts once per theme."""
     found: list[Theme] = []
     for name, cues in TOPICS.items():
-        cue_set = set(cues)
-        ids = [item_id for item_id, text in texts if cue_set.intersection(_words(text))]
+        cue_set = frozenset(cues)
+        ids = [item_id for item_id, text in texts if not cue_set.isdisjoint(word_set(text))]
         if len(ids) >= MIN_SUPPORT:
             found.append(Theme(theme=name, mentions=len(ids), supporting_ids=ids))
     found.sort(key=lambda t: -t.mentions)  # stable: ties keep the lexicon's order

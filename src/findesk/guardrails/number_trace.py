@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from datetime import date, datetime
 from decimal import Decimal
 from enum import Enum
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -134,6 +135,14 @@ def _numbers_in(text: str) -> Iterable[tuple[int, int, _Written]]:
         yield i, after, _Written(masked[i:after], sign * number * mult, step, percent, paren, skip)
 
 
+def _values_of(text: str) -> tuple[float, ...]:
+    return tuple(written.value for _, _, written in _numbers_in(text))
+
+
+# tool results repeat across a run's pools and across warm runs: each (short) text is parsed once
+_values_in = lru_cache(maxsize=16_384)(_values_of)
+
+
 def _parse_one(text: str) -> _Written | None:
     for _, _, written in _numbers_in(text.strip() if isinstance(text, str) else ""):
         return written
@@ -153,8 +162,7 @@ def _walk(sources: Iterable[Any]) -> Iterable[float]:
             except (OverflowError, ValueError):  # 10**400, Decimal("sNaN")
                 continue
         elif isinstance(item, str):
-            for _, _, written in _numbers_in(item):
-                yield written.value
+            yield from (_values_in(item) if len(item) <= 20_000 else _values_of(item))
         elif isinstance(item, datetime | date):
             yield from (float(item.year), float(item.month), float(item.day))
         elif isinstance(item, Enum):

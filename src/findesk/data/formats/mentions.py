@@ -46,6 +46,7 @@ def _pattern(symbol: str) -> re.Pattern[str]:
     return re.compile(rf"(?i:{cashtag})|{bare}")
 
 
+@lru_cache(maxsize=16_384)  # claims ask it of every sentence for each ticker a post names
 def mentions(text: str | None, symbol: str) -> bool:
     """Whether ``text`` mentions the company of ``symbol`` by ticker (see the module rules)."""
     if not text:
