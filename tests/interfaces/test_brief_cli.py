@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from findesk.interfaces.cli.brief_view import SCREEN_LINES
 from findesk.workflows.brief.models import SECTION_TITLES, Briefing
 
 
@@ -46,7 +47,7 @@ def test_markdown_and_html_hold_every_section_and_terminal_fits_one_screen(
     )
     term = findesk("brief", "NVDA", "--quiet")
     assert term.returncode == 0, term.stderr
-    assert len(term.stdout.splitlines()) <= 45 and "--details" in term.stdout
+    assert len(term.stdout.splitlines()) <= SCREEN_LINES and "--details" in term.stdout
     details = findesk("brief", "NVDA", "--quiet", "--details")
     assert len(details.stdout.splitlines()) > len(term.stdout.splitlines())
 

@@ -38,8 +38,12 @@ def test_aapl_fills_every_section_with_cited_real_data(brief_run: BriefRun) -> N
     assert b.business.findings[0].claim.startswith(
         "The Company designs, manufactures and markets smartphones"
     )
-    assert [f.filing_date.isoformat() for f in b.events.filings][:2] == ["2025-07-31", "2025-07-25"]
-    assert b.events.filings[0].items[0].title == "Results of Operations and Financial Condition"
+    # the last filings include the 10-Q (issue 12: age stamps, 10-Qs in the events)
+    assert [(f.form, f.filing_date.isoformat()) for f in b.events.filings][:2] == [
+        ("10-Q", "2025-08-01"),
+        ("8-K", "2025-07-31"),
+    ]
+    assert b.events.filings[1].items[0].title == "Results of Operations and Financial Condition"
     assert len(b.risks.risks) == 5
     assert b.risks.risks[0].title is not None
     assert b.risks.risks[0].title.startswith("The Company’s operations and performance depend significantly")
@@ -142,36 +146,37 @@ def test_planted_revenue_claim_is_contradicted_with_both_sides_cited(brief_run: 
     assert hits[0].claim.url == "https://www.reddit.com/r/wallstreetbets/comments/p2/"
     assert "94,036,000,000" in hits[0].official.statement
     assert any("000032019325000073" in c for c in hits[0].official.citations)
-    assert "contradicted or not supported" in b.summary
+    assert "1 social claim contradicted by the filings" in b.summary
 
 
-def test_planted_buyout_rumour_is_unsupported_by_any_8k(brief_run: BriefRun) -> None:
+def test_planted_buyout_rumour_is_contradicted_by_the_8ks_covering_the_window(brief_run: BriefRun) -> None:
     planted = post("p3", "Apple is being acquired in a secret buyout deal, announcement next week.")
     b = brief_run("AAPL", overrides={"get_reddit_posts": planting(planted)}).briefing
     hits = [d for d in b.divergences.divergences if d.claim.post_id == "reddit:p3"]
-    assert [(d.claim.kind, d.verdict) for d in hits] == [("buyout", "unsupported")]
+    # AAPL's 8-K list reaches back past the window, and a material agreement must be filed: contradicted
+    assert [(d.claim.kind, d.verdict) for d in hits] == [("buyout", "contradicted")]
     assert "1.01" in hits[0].official.statement
 
 
 def test_real_volume_anomaly_is_surfaced(brief_run: BriefRun) -> None:
     nvda = brief_run("NVDA").briefing
     volume = nvda.social.report.volume
-    assert volume is not None and volume.anomaly.unusual and volume.anomaly.z_score == 2.11
-    assert volume.anomaly.volume == 243_257_900 and volume.anomaly.baseline_sessions == 30
-    assert "unusual (z-score +2.11)" in nvda.summary
+    assert volume is not None and volume.anomaly.unusual and volume.anomaly.z_score == 2.1
+    assert volume.anomaly.volume == 242_712_298 and volume.anomaly.baseline_sessions == 30
+    assert "unusual (z-score +2.10)" in nvda.summary
     aapl = brief_run("AAPL").briefing.social.report.volume
     assert aapl is not None and not aapl.anomaly.unusual
 
 
 # tool that fails -> the sections allowed to change (everything else must equal the baseline)
 DEGRADES = {
-    "get_quote": {"snapshot"},
+    "get_quote": {"snapshot", "business"},  # the key figures' P/E and yield need the price
     "get_company": {"snapshot", "social", "divergences"},  # the name also finds posts about "Apple"
     "list_filings": {"events"},
     "get_business_overview": {"business"},
     "get_risk_factors": {"risks"},
     "get_xbrl_facts": {"business", "divergences"},
-    "get_material_events": {"divergences"},
+    "get_material_events": {"business", "divergences"},  # key figures name the latest Item 2.02
     "get_reddit_posts": {"social", "divergences"},
     "get_news": {"social", "divergences"},
     "get_stocktwits_posts": {"social"},

@@ -3,8 +3,16 @@
 
 from __future__ import annotations
 
+import io
+import re
+
 import pytest
 from brief_kit import BriefRun
+from rich.console import Console
+
+from findesk.interfaces.cli.brief_view import draw
+from findesk.workflows.brief.render_html import to_html
+from findesk.workflows.brief.render_markdown import to_markdown
 
 
 def test_without_a_question_there_is_no_answer_block(brief_run: BriefRun) -> None:
@@ -50,3 +58,39 @@ def test_a_topic_the_briefing_has_no_evidence_for_is_not_addressed(brief_run: Br
     b = brief_run("F", question="What are Ford's main risks?").briefing
     assert b.question is not None and not b.question.addressed
     assert "Top risks has no risk factors for F" in b.question.note
+
+
+def test_every_format_shows_the_question_block_before_the_sections(brief_run: BriefRun) -> None:
+    b = brief_run("AAPL", question="What are the main risks?").briefing
+    n = b.source_number(b.risks.risks[0].citation)
+    md = to_markdown(b)
+    assert md.index("## Client question") < md.index("## Snapshot")
+    assert f"- Top risks: {b.risks.risks[0].title} [{n}]" in md.replace("\\", "")
+    page = to_html(b)
+    block = page[page.index('<section id="client-question">') : page.index('<section id="section-1">')]
+    assert f'<a class="cite" href="#source-{n}">[{n}]</a>' in block
+    console = Console(file=io.StringIO(), width=120, color_system=None, emoji=False, highlight=False)
+    draw(console, b)
+    screen = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "“What are the main risks?”" in screen
+    assert screen.index("Client question") < screen.index("Snapshot")
+    assert re.search(rf"^\[{n}\] ", screen, re.MULTILINE), "the cited source is listed on the screen"
+    no_question = to_markdown(brief_run("AAPL").briefing)
+    assert "Client question" not in no_question
+
+
+def test_a_growth_question_gets_the_key_figures_with_year_earlier_and_growth(brief_run: BriefRun) -> None:
+    b = brief_run("AAPL", question="How did revenue grow?").briefing
+    assert b.question is not None and b.question.topics == ["reported figures"]
+    first = b.question.points[0].text
+    assert first.startswith("Revenue, latest reported quarter: 94,036,000,000 USD")
+    assert "a year earlier 85,777,000,000" in first and "growth +9.6% (computed)" in first
+
+
+def test_valuation_and_earnings_date_questions_get_only_their_lines(brief_run: BriefRun) -> None:
+    b = brief_run("AAPL", question="What is the P/E and the dividend yield?").briefing
+    assert b.question is not None and b.question.topics == ["valuation and dividends"]
+    assert [p.text.split(":")[0] for p in b.question.points] == ["Trailing P/E", "Dividend yield"]
+    b = brief_run("AAPL", question="When is the next earnings date?").briefing
+    assert b.question is not None and b.question.topics == ["earnings dates"]  # not also "figures"
+    assert b.question.points[0].text.startswith("Next earnings date: not known at this date")

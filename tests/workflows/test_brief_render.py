@@ -29,7 +29,7 @@ from findesk.agents.roles.brief.reports import (
     ThemeNote,
     VolumeView,
 )
-from findesk.analytics.divergence import Divergence, OfficialSide
+from findesk.analytics.divergence import ClaimCheck, OfficialSide
 from findesk.analytics.pump_bot import PostRisk
 from findesk.analytics.social_claims import SocialClaim
 from findesk.analytics.social_themes import ToneCounts
@@ -39,7 +39,7 @@ from findesk.core.result import Err
 from findesk.data.context import resolve_context
 from findesk.guardrails.advice import AdviceFinding
 from findesk.guardrails.number_trace import UntracedNumber
-from findesk.interfaces.cli.brief_view import draw
+from findesk.interfaces.cli.brief_view import SCREEN_LINES, draw
 from findesk.workflows.brief.models import (
     DISCLAIMER,
     SECTION_TITLES,
@@ -228,7 +228,7 @@ def built(
         ),
         divergences=DivergencesSection(
             divergences=[
-                Divergence(
+                ClaimCheck(
                     claim=claim,
                     verdict="contradicted",
                     official=OfficialSide(
@@ -327,10 +327,10 @@ def test_aapl_shows_the_price_change_and_compact_market_cap(real: Briefing) -> N
             assert re.search(r"market cap \d+\.\d\dT", text), name
 
 
-def test_one_screen_view_fits_45_lines_and_ends_with_the_hint(real: Briefing) -> None:
+def test_one_screen_view_fits_its_lines_and_ends_with_the_hint(real: Briefing) -> None:
     out = terminal(real)
     lines = out.rstrip("\n").split("\n")
-    assert len(lines) <= 45, "\n".join(lines)
+    assert len(lines) <= SCREEN_LINES, "\n".join(lines)
     assert all(len(line) <= 120 for line in lines)
     assert "--details for the full briefing" in lines[-1]
     assert "232.14" in out and "tool calls" in out
@@ -413,8 +413,11 @@ def test_planted_script_is_escaped_in_html_and_never_a_tag() -> None:
 def test_html_is_self_contained_and_links_only_http() -> None:
     page = to_html(built(text=SCRIPT))
     hrefs = re.findall(r'href="([^"]*)"', page)
-    assert hrefs and all(h.startswith(("http://", "https://")) for h in hrefs)
-    assert all(f'href="{h}" rel="noopener noreferrer nofollow"' in page for h in hrefs)
+    # footnote markers link within the page, to their source entry; every other link goes out
+    outside = [h for h in hrefs if not re.fullmatch(r"#source-\d+", h)]
+    assert outside and len(outside) < len(hrefs)
+    assert all(h.startswith(("http://", "https://")) for h in outside)
+    assert all(f'href="{h}" rel="noopener noreferrer nofollow"' in page for h in outside)
     assert "javascript:alert(3)" in page  # shown as text, not a link
     assert 'href="javascript' not in page
     assert "src=" not in page.replace("onerror", "").replace("&lt;img src=x", "")
@@ -482,7 +485,7 @@ def test_rich_markup_in_data_is_printed_literally() -> None:
 def test_one_screen_view_clips_long_lists_and_text() -> None:
     b = built(text="word " * 200, filings=12, risks=14)
     lines = terminal(b).rstrip("\n").split("\n")
-    assert len(lines) <= 45, "\n".join(lines)
+    assert len(lines) <= SCREEN_LINES, "\n".join(lines)
     assert all(len(line) <= 120 for line in lines)
     text = "\n".join(lines)
     assert "+7 more filings" in text and "+9 more risks" in text
@@ -547,4 +550,4 @@ def test_a_bare_briefing_renders_everywhere_at_any_width() -> None:
         console = Console(width=width, record=True, file=io.StringIO(), color_system=None)
         draw(console, built(text="x" * 500), details=False)
         lines = console.export_text().rstrip("\n").split("\n")
-        assert len(lines) <= 45 and all(len(line) <= width for line in lines), width
+        assert len(lines) <= SCREEN_LINES and all(len(line) <= width for line in lines), width

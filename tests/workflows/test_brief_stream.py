@@ -59,7 +59,7 @@ def test_each_section_streams_once_when_its_agent_is_done_and_equals_the_final_o
     assert at["end:social"] < at["section:social"] < at["start:coordinator"]
     assert at["section:audit"] < at["done"]
     by_name = {s.name: s.html for s in sections}
-    assert "Apple Inc." in by_name["snapshot"] and '<span class="cite">[' in by_name["business"]
+    assert "Apple Inc." in by_name["snapshot"] and '<a class="cite" href="#source-' in by_name["business"]
 
 
 def test_a_script_planted_in_a_post_streams_as_text() -> None:

@@ -9,19 +9,13 @@ Outside CI the test is skipped when Chromium or Playwright is missing; in CI (``
 from __future__ import annotations
 
 import csv
-import os
 import re
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
+from browser_kit import browser_page, require_browser, serving
 
-CHROMIUM = Path("/usr/bin/chromium")
 PAYLOAD = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
 PLANTED_POST = f"PLANTEDPOST AAPL buyback chatter {PAYLOAD}"
 # in the 10-K's HTML the payload is escaped, so it is text of the filing, as an attacker would file it
@@ -33,16 +27,9 @@ TEN_K = "sec/filings/AAPL/10-K_2024-11-01.htm"
 ANCHOR = "The Company designs, manufactures and markets smartphones"
 SECTIONS = ("snapshot", "business", "events", "risks", "social", "divergences", "audit")
 
-try:
-    from playwright.sync_api import Page, sync_playwright
-except ImportError:  # pragma: no cover - the dev extra installs it
-    sync_playwright = None  # type: ignore[assignment]
+require_browser()
 
-if sync_playwright is None or not CHROMIUM.exists():
-    reason = "Playwright or /usr/bin/chromium (Debian package chromium) is not installed"
-    if os.environ.get("CI"):
-        pytest.fail(f"the browser test must run in CI: {reason}", pytrace=False)
-    pytest.skip(reason, allow_module_level=True)
+from playwright.sync_api import Page  # noqa: E402  (after the skip: Playwright may be missing)
 
 
 def _overlay(real: Path, fake: Path, changed: dict[str, str]) -> None:
@@ -107,66 +94,16 @@ def planted_snapshot(snapshot_dir: Path, tmp_path_factory: pytest.TempPathFactor
     return root
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server(planted_snapshot: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("FINDESK_")}
-    env |= {
-        "FINDESK_SNAPSHOT_DIR": str(planted_snapshot),
-        "FINDESK_STATE_DIR": str(tmp_path_factory.mktemp("state")),
-        "FINDESK_CACHE_DIR": str(tmp_path_factory.mktemp("cache")),
-    }
-    log = tmp_path_factory.mktemp("log") / "serve.log"
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "findesk", "serve", "--port", str(port)], env=env, stdout=out, stderr=out
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"findesk serve did not start:\n{log.read_text()}")
-            time.sleep(0.2)
-        yield url, log.read_text()
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    with serving(planted_snapshot, tmp_path_factory.mktemp("serve")) as started:
+        yield started
 
 
 @pytest.fixture
-def page(server: tuple[str, str], tmp_path: Path) -> Iterator[Page]:
-    assert sync_playwright is not None
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
-        try:
-            yield browser.new_page()
-        finally:
-            browser.close()
+def page(server: tuple[str, str]) -> Iterator[Page]:
+    with browser_page() as p:
+        yield p
 
 
 def test_startup_says_keys_are_not_required_on_loopback(server: tuple[str, str]) -> None:

@@ -6,28 +6,41 @@ Rules:
 - Every piece of data text goes through ``rich.markup.escape`` and is printed without emoji codes or
   highlighting: "[bold red]x[/]" or ":rocket:" in a post is printed as written, never interpreted.
 - The one-screen view keeps to ``SCREEN_LINES`` lines at 120 columns: each part has a fixed line budget
-  and is clipped with "…" (headline 1, summary 2, snapshot 3, business 2, last ``MAX_FILINGS`` filings
-  and top ``MAX_RISKS`` risk headings one line each, social 6, divergences 1 + ``MAX_DIVERGENCES``,
-  audit 1, disclaimer 2), and ends with the hint to use ``--details``.
+  and is clipped with "…" (data line 1, headline 1, summary 2, snapshot 3, business 2, last
+  ``MAX_FILINGS`` filings and top ``MAX_RISKS`` risk headings one line each, social 6, divergences
+  1 + ``MAX_DIVERGENCES``, audit 1 + one line per source cited on the screen, disclaimer 2), and ends
+  with the hint to use ``--details``. A client question adds its own block after the summary (rule,
+  question, ``QUESTION_POINTS`` pointers and the note, one line each).
+- The first line states the data mode and date (``Briefing.data_line``).
+- Every ``[n]`` printed resolves: the one-screen view lists each source it cited (``_cite`` records
+  them while the screen is drawn) as "[n] label — URL", the label clipped so the URL stays whole; URLs
+  are terminal hyperlinks.
 """
 
 from __future__ import annotations
 
+from contextvars import ContextVar
+
 from rich import box
 from rich.console import Console
 from rich.markup import escape
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
+from findesk.tools.summaries import clip as word_clip
 from findesk.workflows.brief import render_markdown as txt
 from findesk.workflows.brief.models import SECTION_TITLES, Briefing
 
-SCREEN_LINES = 45
+SCREEN_LINES = 60  # a maximised terminal; the numbered sources (up to ~10 lines) are part of it
 MAX_FILINGS = 5
 MAX_RISKS = 5
+QUESTION_POINTS = 2
 MAX_DIVERGENCES = 2
 HINT = "… run with --details for the full briefing (findings, excerpts, claims, tool calls, sources)"
 UNVERIFIED = f"[bold yellow]{escape(txt.UNVERIFIED)}[/]"
+# the source numbers ``_cite`` printed while ``draw`` runs; None outside a draw
+_CITED: ContextVar[set[int] | None] = ContextVar("findesk_brief_cited", default=None)
 
 
 def _put(console: Console, markup: str, max_lines: int | None = None) -> None:
@@ -57,11 +70,40 @@ def _clipped(console: Console, body: str, tail: str = "", style: str = "") -> No
 
 def _cite(b: Briefing, key: str) -> str:
     n = b.source_number(key)
-    return f"[cyan]{escape(f'[{n}]')}[/]" if n is not None else f"[cyan]({escape(key)})[/]"
+    if n is None:
+        return f"[cyan]({escape(key)})[/]"
+    cited = _CITED.get()
+    if cited is not None:
+        cited.add(n)
+    return f"[cyan]{escape(f'[{n}]')}[/]"
 
 
-def _title(console: Console, n: int) -> None:
-    console.rule(f"[bold]{escape(SECTION_TITLES[n])}[/]", align="left", style="dim")
+def _source_line(console: Console, n: int, label: str, key: str, details: bool) -> None:
+    """'[n] label — URL', the URL a hyperlink where the terminal has them. On one screen it is one
+    line: the label is clipped (or left out) so that the URL stays whole; a URL wider than the
+    terminal folds onto the next line rather than lose its end."""
+    url, label, number = txt.one_line(key), txt.one_line(label), f"[{n}] "
+    if not details:
+        room = console.width - len(number) - len(url) - 3
+        label = word_clip(label, room - 2) if room >= 16 else ""  # "AAPL 8-K filed 2025-07-31 …"
+    line = Text(number, style="cyan")
+    line.append(f"{label} — " if label else "")
+    line.append(url, style=Style(link=url) if txt.is_http(url) else None)
+    console.print(line, overflow="fold", emoji=False, highlight=False)
+
+
+def _title(console: Console, n: int, stamp: str | None = None) -> None:
+    # the age stamp rides on the rule: it costs no line of the one-screen budget
+    extra = f" [dim]· {escape(stamp)}[/]" if stamp else ""
+    console.rule(f"[bold]{escape(SECTION_TITLES[n])}[/]{extra}", align="left", style="dim")
+
+
+def _stamp(b: Briefing, n: int) -> str | None:
+    if _PARTS[n] is _business:
+        return txt.age_stamp(b, b.business.findings, "Business description")
+    if _PARTS[n] is _risks:
+        return txt.age_stamp(b, b.risks.risks, "Risk factors")
+    return None
 
 
 def _message(console: Console, message: str | None, max_lines: int | None = None) -> None:
@@ -71,11 +113,30 @@ def _message(console: Console, message: str | None, max_lines: int | None = None
 
 def _header(console: Console, b: Briefing, details: bool) -> None:
     headline, summary = txt.one_line(b.headline), txt.one_line(b.summary)
+    _put(console, f"[cyan]{escape(b.data_line)}[/]", None if details else 1)
     _put(console, f"[bold]{escape(headline)}[/]", None if details else 1)
     if not details:
         # the deterministic summary opens with the headline: on one screen, say it once
         summary = summary.removeprefix(headline).lstrip(". ") or summary
     _put(console, escape(summary), None if details else 2)
+
+
+def _question(console: Console, b: Briefing, details: bool) -> None:
+    """The client's question and where the briefing answers it; on one screen, the question, the first
+    ``QUESTION_POINTS`` pointers and the note, one line each."""
+    q = b.question
+    if q is None:
+        return
+    console.rule("[bold]Client question[/]", align="left", style="dim")
+    _put(console, f"[italic]“{escape(txt.one_line(q.question))}”[/]", None if details else 1)
+    rows = txt.question_lines(b)
+    for title, text, keys in rows if details else rows[:QUESTION_POINTS]:
+        tail = " ".join(_cite(b, k) for k in keys)
+        if details:
+            _put(console, f"{escape(title)}: {escape(text)} {tail}")
+        else:
+            _clipped(console, f"{title}: {text}", tail)
+    _put(console, f"[{'dim' if q.addressed else 'yellow'}]{escape(q.note)}[/]", None if details else 1)
 
 
 def _snapshot(console: Console, b: Briefing, details: bool) -> None:
@@ -86,6 +147,8 @@ def _snapshot(console: Console, b: Briefing, details: bool) -> None:
     if quote:
         _put(console, f"[bold]{escape(quote[0])}[/] · {escape(txt.data_mode(b))}", limit)
         _put(console, escape(quote[1]), limit)
+        if len(quote) > 2:  # the 52-week range
+            _put(console, escape(quote[2]), limit)
     if details:
         source = txt.quote_source(b)
         if source:
@@ -99,11 +162,16 @@ def _business(console: Console, b: Briefing, details: bool) -> None:
         if s.findings:
             first = s.findings[0]
             _put(console, f"{escape(txt.one_line(first.claim))} {_cite(b, first.citation)}", 2)
-        return
-    for f in s.findings:
-        _put(console, f"{escape(f.claim)} {_cite(b, f.citation)}")
-    for fact in s.facts:
-        _put(console, f"  {escape(txt.fact_text(fact))} {_cite(b, fact.citation)}")
+    else:
+        for f in s.findings:
+            _put(console, f"{escape(f.claim)} {_cite(b, f.citation)}")
+    if s.key_figures is not None:
+        # Key figures belong on the one screen: the short form drops only the computation's inputs.
+        for text, cites in txt.key_figure_lines(s.key_figures, details):
+            _put(console, f"  {escape(text)} {' '.join(_cite(b, c) for c in cites)}".rstrip())
+    elif details:
+        for fact in s.facts:
+            _put(console, f"  {escape(txt.fact_text(fact))} {_cite(b, fact.citation)}")
 
 
 def _events(console: Console, b: Briefing, details: bool) -> None:
@@ -149,15 +217,17 @@ def _social(console: Console, b: Briefing, details: bool) -> None:
     limit = None if details else 1
     _put(console, f"[bold yellow]{escape(r.disclaimer)}[/]", None if details else 2)
     _message(console, b.social.message, limit)
-    window = f"{r.window_start.isoformat()}..{r.as_of.isoformat()}"
-    _put(console, escape(f"{window}: {txt.tone_line(r)}"), limit)
+    _put(console, escape(txt.window_line(r) if details else txt.window_short(r)), limit)
+    for covered in r.coverage if details else []:
+        _put(console, f"[dim]{escape(txt.coverage_line(covered))}[/]")
     themes = txt.themes_line(r, limit=len(r.themes) if details else 3)
     if themes and not details:
         _put(console, escape(themes), 1)
     volume = txt.volume_line(r.volume.anomaly) if r.volume else "volume anomaly not computed"
     if not details:
         z = txt.volume_z(r.volume.anomaly) if r.volume else "volume anomaly not computed"
-        flags = f"pump-bot flags {len(r.pump_flags):,} of {r.posts_scored:,} posts scored"
+        missing = " (some features not in this data: --details)" if r.pump_features_missing else ""
+        flags = f"pump-bot flags {len(r.pump_flags):,} of {r.posts_scored:,} posts{missing}"
         _put(console, escape(f"{flags} · {txt.plural(len(r.claims), 'claim')} [UNVERIFIED] · {z}"), 1)
         return
     subs = txt.subreddits_line(r)
@@ -170,7 +240,7 @@ def _social(console: Console, b: Briefing, details: bool) -> None:
     _put(console, f"[bold]Claims ({len(r.claims):,})[/]")
     for c in r.claims:
         _put(console, f"  {UNVERIFIED} {escape(txt.claim_head(c))} — {escape(c.url or 'no URL')}")
-    _put(console, f"[bold]Pump-bot flags: {len(r.pump_flags):,} of {r.posts_scored:,} posts scored[/]")
+    _put(console, f"[bold]{escape(txt.pump_line(r))}[/]")
     for p in r.pump_flags:
         head = f"{txt.who(p.platform, p.author)} post {p.post_id}, score {p.score:.2f} — {p.url or 'no URL'}"
         _put(console, f"  {UNVERIFIED} {escape(head)}")
@@ -184,8 +254,7 @@ def _social(console: Console, b: Briefing, details: bool) -> None:
 def _divergences(console: Console, b: Briefing, details: bool) -> None:
     s = b.divergences
     limit = None if details else 1
-    _put(console, f"{len(s.divergences):,} divergence(s) among {s.claims_checked:,} claim(s) checked", limit)
-    _message(console, s.message, limit)
+    _put(console, escape(txt.verdict_line(s)), limit)
     shown = s.divergences if details else s.divergences[:MAX_DIVERGENCES]
     for n, d in enumerate(shown, 1):
         verdict = f"[bold red]{escape(txt.verdict_text(d))}[/]"
@@ -199,6 +268,15 @@ def _divergences(console: Console, b: Briefing, details: bool) -> None:
         )
         _put(console, f"   verdict: {verdict}")
         _put(console, f"   official: {escape(d.official.statement)} {cites}")
+    if not details:
+        return
+    for label, checks in txt.other_groups(s):
+        _put(console, f"{escape(label)}:")
+        for d in checks:
+            cites = " ".join(_cite(b, k) for k in d.official.citations)
+            head = f"{escape(txt.claim_head(d.claim))} — {escape(d.claim.url or 'no URL')}"
+            _put(console, f"  {UNVERIFIED} {head}")
+            _put(console, f"     official: {escape(d.official.statement)} {cites}".rstrip())
 
 
 def _tool_table(b: Briefing) -> Table:
@@ -218,6 +296,9 @@ def _audit(console: Console, b: Briefing, details: bool) -> None:
     _message(console, a.message, None if details else 1)
     if not details:
         _put(console, escape(txt.audit_line(b)), 1)
+        # the sources of every [n] printed above, so each resolves without --details
+        for n in sorted(_CITED.get() or ()):
+            _source_line(console, n, b.sources[n - 1].label, b.sources[n - 1].key, details)
         return
     _put(console, escape(f"{txt.audit_line(b)} · run {b.audit.run_id}"))
     for line in txt.agents_mode_lines(b):
@@ -238,7 +319,7 @@ def _audit(console: Console, b: Briefing, details: bool) -> None:
         _put(console, f"  [yellow]advice removed ({escape(x.kind)}): “{escape(x.sentence)}”[/]")
     _put(console, f"[bold]Sources ({len(b.sources):,})[/]")
     for n, s in enumerate(b.sources, 1):
-        _put(console, escape(f"[{n}] {txt.one_line(s.label)} — {s.key}"))
+        _source_line(console, n, s.label, s.key, details)
 
 
 _PARTS = (_snapshot, _business, _events, _risks, _social, _divergences, _audit)
@@ -246,10 +327,15 @@ _PARTS = (_snapshot, _business, _events, _risks, _social, _divergences, _audit)
 
 def draw(console: Console, b: Briefing, *, details: bool = False) -> None:
     """Print the briefing: one screen (about ``SCREEN_LINES`` lines at 120 columns), or all of it."""
-    _header(console, b, details)
-    for n, part in enumerate(_PARTS):
-        _title(console, n)
-        part(console, b, details)
+    cited = _CITED.set(set())
+    try:
+        _header(console, b, details)
+        _question(console, b, details)
+        for n, part in enumerate(_PARTS):
+            _title(console, n, _stamp(b, n))
+            part(console, b, details)
+    finally:
+        _CITED.reset(cited)
     console.print()
     _put(console, f"[dim]{escape(b.disclaimer)}[/]", None if details else 2)
     if not details:

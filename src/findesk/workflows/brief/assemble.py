@@ -19,7 +19,7 @@ from datetime import date
 
 from findesk.agents.roles.brief.coordinator import CoordinatorNotes
 from findesk.agents.roles.brief.reports import Finding, OfficialReport, SocialReport, SourceRef, ThemeNote
-from findesk.analytics.divergence import Divergence
+from findesk.analytics.divergence import ClaimCheck
 from findesk.guardrails.advice import AdviceFinding, scrub_advice
 from findesk.guardrails.number_trace import NumberPool, UntracedNumber, untraced_numbers
 from findesk.workflows.brief.models import (
@@ -104,7 +104,8 @@ def official_part(official: OfficialReport, agent_warnings: list[str], pool: Num
     business = [f for f in findings if f.kind == "business"]
     risks = [f for f in findings if f.kind == "risk"]
     events = [f for f in findings if f.kind == "event"]
-    quote_msg = f"Live quote unavailable: {official.quote_error}" if official.quote is None else None
+    missing = official.quote_missing or "Live quote unavailable"
+    quote_msg = f"{missing}: {official.quote_error}" if official.quote is None else None
     return OfficialPart(
         snapshot=SnapshotSection(
             symbol=official.symbol, company=official.company, quote=official.quote, message=quote_msg
@@ -112,6 +113,7 @@ def official_part(official: OfficialReport, agent_warnings: list[str], pool: Num
         business=BusinessSection(
             findings=business,
             facts=official.facts,
+            key_figures=official.key_figures,
             message=None
             if business
             else _first(warnings, "Business overview") or "No business overview found.",
@@ -119,9 +121,9 @@ def official_part(official: OfficialReport, agent_warnings: list[str], pool: Num
         events=EventsSection(
             filings=official.filings,
             findings=events,
-            message=None
+            message=_first(warnings, "Filing list")
             if official.filings
-            else _first(warnings, "Filings") or "No 10-K or 8-K filings found.",
+            else _first(warnings, "Filings") or "No 10-K, 10-Q or 8-K filings found.",
         ),
         risks=RisksSection(
             risks=risks,
@@ -144,7 +146,7 @@ def social_part(social: SocialReport, pool: NumberPool) -> SocialPart:
 def assemble(
     official: OfficialPart,
     social: SocialPart,
-    divergences: list[Divergence],
+    divergences: list[ClaimCheck],
     notes: CoordinatorNotes,
     fallback_notes: CoordinatorNotes,
     run: RunFacts,
@@ -176,9 +178,10 @@ def assemble(
         risks=official.risks,
         social=social.section,
         divergences=DivergencesSection(
-            divergences=divergences,
+            divergences=[d for d in divergences if d.verdict == "contradicted"],
+            others=[d for d in divergences if d.verdict != "contradicted"],
             claims_checked=len(report.claims),
-            message=_divergence_message(report, divergences),
+            message=_divergence_message(divergences),
         ),
         audit=AuditSection(
             run_id=run.run_id,
@@ -203,9 +206,6 @@ def _social_message(social: SocialReport) -> str:
     )
 
 
-def _divergence_message(social: SocialReport, divergences: list[Divergence]) -> str | None:
-    if divergences:
-        return None
-    if not social.claims:
-        return "No checkable claims (events or figures) were found in the posts and articles of the window."
-    return f"None: the {len(social.claims)} checkable claim(s) are consistent with the filings."
+def _divergence_message(checks: list[ClaimCheck]) -> str | None:
+    """Why the section is empty; with claims the renderers print their verdict counts instead."""
+    return None if checks else "No claims (events or figures) were found in the window's posts and articles."

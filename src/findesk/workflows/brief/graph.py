@@ -25,7 +25,7 @@ from findesk.agents.roles.brief.reports import OfficialReport, SocialReport
 from findesk.agents.roles.brief.social import SocialInput
 from findesk.agents.runtime import AgentOutcome, AgentRuntime
 from findesk.agents.runtime.outcome import RequestedMode
-from findesk.analytics.divergence import Divergence, find_divergences
+from findesk.analytics.divergence import ClaimCheck, check_claims
 from findesk.core.events.trace import Tracer
 
 
@@ -34,7 +34,7 @@ class BriefState(TypedDict, total=False):
     as_of: date
     official: OfficialReport
     social: SocialReport
-    divergences: list[Divergence]
+    divergences: list[ClaimCheck]  # one verdict per social claim, contradicted or not
     notes: CoordinatorNotes
     fallback_notes: CoordinatorNotes
 
@@ -56,7 +56,7 @@ def build_graph(deps: BriefDeps) -> Any:
             official.ROLE, BriefInput(symbol=state["symbol"]), deps.tracer, mode=deps.mode
         )
         deps.outcomes["official"] = out
-        report = official.build_report(state["symbol"], out.outcomes, out.output)
+        report = official.build_report(state["symbol"], out.outcomes, out.output, state["as_of"])
         if deps.on_official is not None:
             deps.on_official(report)
         return {"official": report}
@@ -72,7 +72,7 @@ def build_graph(deps: BriefDeps) -> Any:
 
     async def coordinator_node(state: BriefState) -> BriefState:
         o, s = state["official"], state["social"]
-        divergences = find_divergences(s.claims, o.material_events, o.xbrl, as_of=state["as_of"])
+        divergences = check_claims(s.claims, o.material_events, o.xbrl, as_of=state["as_of"])
         inputs = CoordinatorInput(
             symbol=state["symbol"], as_of=state["as_of"], official=o, social=s, divergences=divergences
         )

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from findesk.agents.roles.brief.reports import (
     CompanyView,
@@ -23,7 +23,8 @@ from findesk.agents.roles.brief.reports import (
     SocialReport,
     SourceRef,
 )
-from findesk.analytics.divergence import Divergence
+from findesk.analytics.divergence import ClaimCheck
+from findesk.analytics.key_figures import KeyFigures
 from findesk.guardrails.advice import AdviceFinding
 from findesk.guardrails.number_trace import UntracedNumber
 
@@ -69,6 +70,8 @@ class SnapshotSection(Section):
 class BusinessSection(Section):
     findings: list[Finding] = Field(default_factory=list)
     facts: list[FactView] = Field(default_factory=list)  # latest reported revenue and EPS, cited
+    # latest quarter and fiscal year with the year before, P/E, yield, earnings date and release
+    key_figures: KeyFigures | None = None
 
 
 class EventsSection(Section):
@@ -85,7 +88,8 @@ class SocialSection(Section):
 
 
 class DivergencesSection(Section):
-    divergences: list[Divergence] = Field(default_factory=list)
+    divergences: list[ClaimCheck] = Field(default_factory=list)  # contradicted claims only
+    others: list[ClaimCheck] = Field(default_factory=list)  # consistent, not checkable, not a claim
     claims_checked: int = 0
 
 
@@ -149,9 +153,18 @@ def section_title(name: SectionName) -> str:
     return SECTION_TITLES[SECTION_NAMES.index(name)]
 
 
+def data_label(data_mode: str, as_of: date) -> str:
+    """The data mode with its date: "offline snapshot as of 2025-08-29", "live, as of 2025-09-02"."""
+    day = as_of.isoformat()
+    return data_mode if day in data_mode else f"{data_mode}, as of {day}"
+
+
 class Briefing(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    # first in every rendering (and the JSON's first key): "offline snapshot as of 2025-08-29 · AAPL
+    # briefing"; derived from the audit when not given
+    data_line: str = ""
     symbol: str
     as_of: date
     headline: str
@@ -166,6 +179,12 @@ class Briefing(BaseModel):
     sources: list[SourceRef] = Field(default_factory=list)
     question: ClientAnswer | None = None  # the client's question, answered from the sections above
     disclaimer: str = DISCLAIMER
+
+    @model_validator(mode="after")
+    def _state_the_data(self) -> Briefing:
+        if not self.data_line:
+            self.data_line = f"{data_label(self.audit.data_mode, self.audit.as_of)} · {self.symbol} briefing"
+        return self
 
     def source_number(self, key: str) -> int | None:
         """1-based footnote number of a source key, as the renderers print it."""

@@ -3,7 +3,8 @@
 Rules:
 - Pure: the question and the finished briefing come in; nothing is looked up again, nothing invented.
 - A question is matched to the briefing's topics by words (English plus the common words of Spanish,
-  German, French, Italian, Portuguese and Chinese); each matched topic points to its section and
+  German, French, Italian, Portuguese and Chinese), on the text as ``guardrails.text_fold`` folds it
+  for the advice check (so look-alike spellings match alike); each matched topic points to its section and
   repeats that section's evidence with its footnote numbers, in the section's own words.
 - A topic whose section has no evidence says so ("the briefing has no risk factors for F: …"), and a
   question matching no topic gets an explicit "not addressed by this briefing", with what the briefing
@@ -14,11 +15,11 @@ Rules:
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable
 
+from findesk.guardrails.text_fold import fold
 from findesk.workflows.brief.models import AnswerPoint, Briefing, ClientAnswer, section_title
-from findesk.workflows.brief.render_markdown import exact
+from findesk.workflows.brief.render_markdown import exact, key_figure_lines
 
 _MAX_POINTS = 3
 
@@ -35,12 +36,6 @@ def _words(*alternatives: str) -> re.Pattern[str]:
     return re.compile("|".join(parts))
 
 
-def _fold(text: str) -> str:
-    """NFKC, case-fold, accents stripped: "Riesgos", "RIESGOS" and "riésgos" match alike."""
-    decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-
-
 def _risks(b: Briefing) -> list[AnswerPoint]:
     return [
         AnswerPoint(section="risks", text=r.title or r.claim, citations=[r.citation])
@@ -48,7 +43,19 @@ def _risks(b: Briefing) -> list[AnswerPoint]:
     ]
 
 
+def _key_lines(b: Briefing, first: int, last: int | None) -> list[AnswerPoint]:
+    """Key-figure lines ``first:last`` (comparisons, then P/E, yield, next earnings, latest release)."""
+    k = b.business.key_figures
+    if k is None or k.missing:
+        return []
+    lines = key_figure_lines(k, details=False)
+    return [AnswerPoint(section="business", text=t, citations=c) for t, c in lines[first:last]]
+
+
 def _figures(b: Briefing) -> list[AnswerPoint]:
+    k = b.business.key_figures
+    if k is not None and not k.missing:
+        return _key_lines(b, 0, len(k.comparisons))
     points = []
     for f in b.business.facts[: _MAX_POINTS + 1]:
         period = f"{f.period_start.isoformat()}..{f.period_end.isoformat()}" if f.period_start else ""
@@ -56,6 +63,20 @@ def _figures(b: Briefing) -> list[AnswerPoint]:
         text = f"{f.metric} {exact(f.value)} {f.unit} ({period}, {filed})".replace(" (, ", " (")
         points.append(AnswerPoint(section="business", text=text, citations=[f.citation]))
     return points
+
+
+def _valuation(b: Briefing) -> list[AnswerPoint]:
+    k = b.business.key_figures
+    n = len(k.comparisons) if k is not None else 0
+    return [p for p in _key_lines(b, n, n + 2) if p.text.startswith(("Trailing P/E", "Dividend yield"))]
+
+
+def _earnings_dates(b: Briefing) -> list[AnswerPoint]:
+    return [
+        p
+        for p in _key_lines(b, 0, None)
+        if p.text.startswith(("Next earnings date", "Latest earnings release"))
+    ]
 
 
 def _business(b: Briefing) -> list[AnswerPoint]:
@@ -112,7 +133,8 @@ def _divergences(b: Briefing) -> list[AnswerPoint]:
     ]
 
 
-# (topic, section title, words, evidence); order is the order points are listed in
+# (topic, section title, words, evidence): the most specific first, since a matched topic's words are
+# removed before the next topic is tried; the order is also the order points are listed in
 _TOPICS: tuple[tuple[str, str, re.Pattern[str], _Extract], ...] = (
     (
         "risk factors",
@@ -146,6 +168,52 @@ _TOPICS: tuple[tuple[str, str, re.Pattern[str], _Extract], ...] = (
             "风险",
         ),
         _risks,
+    ),
+    (
+        "valuation and dividends",
+        "Business snapshot",
+        _words(
+            "p e",
+            "pe",
+            "price to earnings",
+            "valuation",
+            "multiple",
+            "multiples",
+            "dividend",
+            "dividends",
+            "yield",
+            "payout",
+            "dividendo",
+            "dividendos",
+            "dividende",
+            "dividenden",
+            "rendimiento",
+            "rendite",
+            "股息",
+            "市盈率",
+            "分红",
+        ),
+        _valuation,
+    ),
+    (
+        "earnings dates",
+        "Business snapshot",
+        _words(
+            "earnings date",
+            "next earnings",
+            "earnings call",
+            "report date",
+            "next report",
+            "when do they report",
+            "when will they report",
+            "when does it report",
+            "earnings release",
+            "fecha de resultados",
+            "quartalszahlen",
+            "publication des resultats",
+            "财报日期",
+        ),
+        _earnings_dates,
     ),
     (
         "reported figures",
@@ -342,7 +410,7 @@ _TOPICS: tuple[tuple[str, str, re.Pattern[str], _Extract], ...] = (
             "claims",
             "divergence",
             "divergences",
-            "fact-check",
+            "fact check",
             "mislead",
             "misleading",
             "cierto",
@@ -369,13 +437,15 @@ def answer_question(question: str | None, b: Briefing) -> ClientAnswer | None:
     """Where the briefing answers ``question`` (with its footnotes), or that it does not."""
     if question is None or not question.strip():
         return None
-    folded = _fold(question)
+    folded = fold(question)
     topics: list[str] = []
     points: list[AnswerPoint] = []
     empty: list[str] = []
     for topic, title, words, extract in _TOPICS:
         if not words.search(folded):
             continue
+        # a specific topic's words are used up: "next earnings date" is not also a figures question
+        folded = words.sub(" ", folded)
         if topic == "business" and topics:
             continue  # "what does the company say about risk" is about risk, not the business line
         topics.append(topic)

@@ -8,7 +8,11 @@ Rules:
   claims, filing excerpts, theme summaries, post bodies), through ``guardrails.safe_markdown`` (raw
   HTML escaped, output allow-listed); nothing from data is inserted raw. Links only for ``http(s)://``
   URLs, escaped, with ``rel="noopener noreferrer nofollow"``; any other URL is shown as text.
-- ``section_html`` renders one section alone: the API streams each section as it is final.
+- ``section_html`` renders one section alone: the API streams each section as it is final. The page
+  lists warnings and tool calls in panels of its own, so its audit section only counts them.
+- The first line (and the title) is ``Briefing.data_line``: the data mode and date, then the ticker.
+- Every ``[n]`` marker is a link to entry ``n`` of the source list (id ``source-n``), and every entry with
+  an ``http(s)`` URL links to its source. Wide tables scroll inside their box, never widen the page.
 - Same content and order as the Markdown rendering (see ``render_markdown``): the seven sections of
   ``SECTION_TITLES``, footnotes ``[n]`` on official content, ``[UNVERIFIED]`` on every social claim line,
   figures as the model holds them, ``b.disclaimer`` last.
@@ -34,8 +38,12 @@ h2{font-size:1.15em;border-bottom:2px solid #d8dde3;padding-bottom:4px;margin-to
 .unverified{color:#9a3412;font-weight:600}.cite{color:#2457a6;font-size:.85em}
 .disclaimer{background:#fdf2f2;border-left:4px solid #c0392b;padding:6px 10px}
 .verdict{font-weight:600;color:#9a3412}
+.table-wrap{max-width:100%;overflow-x:auto}
 table{border-collapse:collapse;width:100%;font-size:.85em}
 th,td{border:1px solid #d8dde3;padding:3px 6px;text-align:left;vertical-align:top}
+.table-wrap td:nth-child(-n+5){white-space:nowrap}.table-wrap td{overflow-wrap:anywhere}
+a{overflow-wrap:anywhere}a.cite{text-decoration:none}
+.sources li:target{background:#fff3c4}
 td.num{text-align:right;white-space:nowrap}
 .err{color:#b00020;font-weight:600}
 blockquote{margin:.3em 0 .3em 1em;color:#3d4652;border-left:3px solid #d8dde3;padding-left:8px}
@@ -59,9 +67,24 @@ def link(url: str | None, label: str | None = None) -> str:
     return f'<span class="url">{e(url)}</span>'
 
 
+def source_id(n: int) -> str:
+    """The id of source ``n``'s entry in the source list: every ``[n]`` marker links to it."""
+    return f"source-{n}"
+
+
 def cite(b: Briefing, key: str) -> str:
     n = b.source_number(key)
-    return f'<span class="cite">[{n}]</span>' if n is not None else f'<span class="cite">({link(key)})</span>'
+    if n is None:
+        return f'<span class="cite">({link(key)})</span>'
+    return f'<a class="cite" href="#{source_id(n)}">[{n}]</a>'
+
+
+def sources_html(b: Briefing) -> str:
+    """The numbered source list; entry ``n`` carries the id ``[n]`` links to, and links to the source."""
+    rows = (
+        f'<li id="{source_id(n)}">[{n}] {e(s.label)} — {link(s.key)}</li>' for n, s in enumerate(b.sources, 1)
+    )
+    return f'<ul class="sources">{"".join(rows)}</ul>' if b.sources else '<p class="muted">none</p>'
 
 
 def _ul(items: Iterable[str], empty: str = "none") -> str:
@@ -82,11 +105,19 @@ def _snapshot(b: Briefing) -> str:
     return "".join(parts) + _ul(items)
 
 
+def _stamp(text: str | None) -> str:
+    return f'<p class="muted">{e(text)}:</p>' if text else ""
+
+
 def _business(b: Briefing) -> str:
     s = b.business
-    out = [_message(s.message)]
+    out = [_message(s.message), _stamp(txt.age_stamp(b, s.findings, "Business description"))]
     out += [f"<p>{inline_html(f.claim)} {cite(b, f.citation)}</p>" for f in s.findings]
-    if s.facts:
+    if s.key_figures is not None:
+        out.append("<p>Key figures (XBRL as filed; growth, P/E and yield computed by the desk):</p>")
+        lines = txt.key_figure_lines(s.key_figures)
+        out.append(_ul(f"{e(text)} {' '.join(cite(b, c) for c in cites)}".rstrip() for text, cites in lines))
+    elif s.facts:
         out.append("<p>Latest reported figures:</p>")
         out.append(_ul(f"{e(txt.fact_text(f))} {cite(b, f.citation)}" for f in s.facts))
     return "".join(out)
@@ -116,14 +147,15 @@ def _risks(b: Briefing) -> str:
         + f"{inline_html(f.claim)} {cite(b, f.citation)}"
         for f in s.risks
     ]
-    return _message(s.message) + (f"<ol>{''.join(f'<li>{r}</li>' for r in rows)}</ol>" if rows else "")
+    listed = f"<ol>{''.join(f'<li>{r}</li>' for r in rows)}</ol>" if rows else ""
+    return _message(s.message) + _stamp(txt.age_stamp(b, s.risks, "Risk factors")) + listed
 
 
 def _social(b: Briefing) -> str:
     r = b.social.report
     out = [f'<p class="disclaimer">{e(r.disclaimer)}</p>', _message(b.social.message)]
-    window = f"{r.window_start.isoformat()}..{r.as_of.isoformat()}"
-    out.append(f"<p>Window {e(window)}: {e(txt.tone_line(r))}.</p>")
+    out.append(f"<p>{e(txt.window_line(r))}.</p>")
+    out.append(_ul(e(txt.coverage_line(c)) for c in r.coverage) if r.coverage else "")
     subs = txt.subreddits_line(r)
     out += [f'<p class="muted">{e(subs)}</p>'] if subs else []
     if r.themes:
@@ -137,7 +169,7 @@ def _social(b: Briefing) -> str:
         )
     out.append(f"<p>Claims ({len(r.claims):,}):</p>")
     out.append(_ul(f"{UNVERIFIED} {e(txt.claim_head(c))} — {link(c.url)}" for c in r.claims))
-    out.append(f"<p>Pump-bot flags: {len(r.pump_flags):,} of {r.posts_scored:,} posts scored</p>")
+    out.append(f"<p>{e(txt.pump_line(r))}</p>")
     flags = []
     for p in r.pump_flags:
         reasons = _ul((e(x) for x in p.reasons), "no reason recorded")
@@ -148,24 +180,18 @@ def _social(b: Briefing) -> str:
         out.append(f"<p>{e(txt.volume_line(r.volume.anomaly))} (source: {link(r.volume.source)})</p>")
     else:
         out.append("<p>Volume anomaly: not computed (too little history).</p>")
-    if r.posts:
+    for shown, heading in (txt.shown_posts(r), txt.excluded_posts(r)):
         rows = (
             f"{UNVERIFIED} {e(txt.post_head(p))} — {link(p.url)}<blockquote>{block_html(p.text)}</blockquote>"
-            for p in r.posts
+            for p in shown
         )
-        out.append(
-            f"<details><summary>Posts and articles in the window ({len(r.posts):,})</summary>{_ul(rows)}"
-            "</details>"
-        )
+        out.append(f"<details><summary>{e(heading)}</summary>{_ul(rows)}</details>" if shown else "")
     return "".join(out)
 
 
 def _divergences(b: Briefing) -> str:
     s = b.divergences
-    out = [
-        f"<p>{len(s.divergences):,} divergence(s) among {s.claims_checked:,} claim(s) checked.</p>",
-        _message(s.message),
-    ]
+    out = [f"<p>{e(txt.verdict_line(s))}</p>"]
     rows = []
     for d in s.divergences:
         cites = " ".join(cite(b, k) for k in d.official.citations) or '<span class="muted">no citation</span>'
@@ -175,6 +201,13 @@ def _divergences(b: Briefing) -> str:
             f"<br>official: {e(d.official.statement)} {cites}"
         )
     out.append(f"<ol>{''.join(f'<li>{r}</li>' for r in rows)}</ol>" if rows else "")
+    for label, checks in txt.other_groups(s):
+        items = [
+            f"{UNVERIFIED} {e(txt.claim_head(d.claim))} — {link(d.claim.url)}"
+            f"<br>official: {e(d.official.statement)} {' '.join(cite(b, k) for k in d.official.citations)}"
+            for d in checks
+        ]
+        out.append(f"<details><summary>{e(label)}</summary>{_ul(items)}</details>")
     return "".join(out)
 
 
@@ -192,10 +225,12 @@ def _tool_table(b: Briefing) -> str:
             f'<td class="num">{e(cells[3])}</td><td>{e(cells[4])}</td><td>{e(cells[5])}</td>'
             f"<td>{e(cells[6])}</td></tr>"
         )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    # the wrapper scrolls a table wider than the page instead of widening the page
+    table = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    return f'<div class="table-wrap">{table}</div>'
 
 
-def _audit(b: Briefing) -> str:
+def _audit(b: Briefing, *, lists: bool = True) -> str:
     a = b.audit
     items = [f"data: {e(txt.data_mode(b))}", f"mode: {e(a.mode)}", f"run: {e(a.run_id)}"]
     items.append("agents:" + _ul(e(line) for line in txt.agents_mode_lines(b)))
@@ -203,19 +238,21 @@ def _audit(b: Briefing) -> str:
     usage = txt.usage_line(b)
     items += [e(usage)] if usage else []
     out = [_message(a.message), _ul(items)]
-    out += [f"<p>Warnings ({len(a.warnings):,}):</p>", _ul(e(w) for w in a.warnings)]
-    out += [
-        f"<p>Tool calls ({len(a.tool_calls):,}, {txt.plural(txt.tool_errors(b), 'error')}):</p>",
-        _tool_table(b),
-    ]
+    calls = f"Tool calls ({len(a.tool_calls):,}, {txt.plural(txt.tool_errors(b), 'error')})"
+    if lists:
+        out += [f"<p>Warnings ({len(a.warnings):,}):</p>", _ul(e(w) for w in a.warnings)]
+        out += [f"<p>{calls}:</p>", _tool_table(b)]
+    else:
+        # the page lists both in panels of its own, filled as the run streams: said once, not twice
+        where = "listed in the Warnings and Tool trace panels below"
+        out.append(f"<p>Warnings ({len(a.warnings):,}) and {e(calls.lower())}: {where}.</p>")
     if a.untraced_numbers:
         out.append("<p>Numbers not found in this run's data:</p>")
         out.append(_ul(f"{e(u.text)} in “{e(u.sentence)}”" for u in a.untraced_numbers))
     if a.advice_removed:
         out.append("<p>Advice removed:</p>")
         out.append(_ul(f"{e(x.kind)}: “{e(x.sentence)}”" for x in a.advice_removed))
-    out.append("<p>Sources:</p>")
-    out.append(_ul(f"[{n}] {e(s.label)} — {link(s.key)}" for n, s in enumerate(b.sources, 1)))
+    out += ["<p>Sources:</p>", sources_html(b)]
     return "".join(out)
 
 
@@ -233,14 +270,32 @@ _BODIES: tuple[Callable[[Briefing], str], ...] = (
 _BY_NAME: dict[str, Callable[[Briefing], str]] = dict(zip(SECTION_NAMES, _BODIES, strict=True))
 
 
+def question_html(b: Briefing) -> str:
+    """The client's question and where the briefing answers it; empty without a question."""
+    q = b.question
+    if q is None:
+        return ""
+    rows = [
+        f"<strong>{e(title)}</strong>: {e(text)}{''.join(' ' + cite(b, k) for k in keys)}"
+        for title, text, keys in txt.question_lines(b)
+    ]
+    return (
+        '<section id="client-question"><h2>Client question</h2>'
+        f"<blockquote>{e(q.question)}</blockquote>"
+        + (_ul(rows) if rows else "")
+        + f'<p class="{"muted" if q.addressed else "message"}">{e(q.note)}</p></section>'
+    )
+
+
 def section_html(b: Briefing, name: SectionName) -> str:
-    """One section's body (without its heading), as the page inserts it."""
-    return _BY_NAME[name](b)
+    """One section's body (without its heading), as the page inserts it: the audit without its warnings
+    list and tool table, which the page shows in panels of its own."""
+    return _audit(b, lists=False) if name == "audit" else _BY_NAME[name](b)
 
 
 def to_html(b: Briefing) -> str:
     """The whole briefing as one self-contained HTML page. Never raises."""
-    title = f"{b.symbol} briefing — as of {b.as_of.isoformat()}"
+    title = b.data_line
     sections = "\n".join(
         f'<section id="section-{n}"><h2>{e(name)}</h2>{body(b)}</section>'
         for n, (name, body) in enumerate(zip(SECTION_TITLES, _BODIES, strict=True), 1)
@@ -255,6 +310,7 @@ def to_html(b: Briefing) -> str:
         "<body><main>\n"
         f'<header><p class="meta">{e(title)}</p><h1>{e(b.headline)}</h1>'
         f'<p class="summary">{inline_html(b.summary)}</p></header>\n'
+        f"{question_html(b)}\n"
         f"{sections}\n"
         f'<footer><p class="disclaimer">{e(b.disclaimer)}</p></footer>\n'
         "</main></body></html>\n"

@@ -11,6 +11,8 @@ Rules:
   collapsed. Only ``http(s)://`` URLs become links.
 - Official content carries footnotes ``[n]`` (``Briefing.source_number``); every social claim line
   starts with ``[UNVERIFIED]``.
+- Filing content is age-stamped against the as-of date: "Risk factors from the 10-K filed 2024-11-01
+  (10 months ago)" (``age_stamp``) and each filing line ("10-Q filed 2025-08-01, 28 days ago").
 """
 
 from __future__ import annotations
@@ -19,12 +21,27 @@ import json
 import math
 import re
 
-from findesk.agents.roles.brief.reports import FactView, FilingView, PostView, SocialReport
-from findesk.analytics.divergence import Divergence
+from findesk.agents.roles.brief.reports import (
+    FactView,
+    FilingView,
+    Finding,
+    PostView,
+    SocialReport,
+    SourceCoverage,
+)
+from findesk.analytics.divergence import REASON_TEXT, ClaimCheck, verdict_counts
+from findesk.analytics.key_figures import Computed, Figure, KeyFigures
 from findesk.analytics.social_claims import SocialClaim
 from findesk.analytics.social_themes import ToneCounts
 from findesk.analytics.volume import VolumeAnomaly
-from findesk.workflows.brief.models import SECTION_TITLES, Briefing, ToolCallRecord
+from findesk.workflows.brief.models import (
+    SECTION_TITLES,
+    Briefing,
+    DivergencesSection,
+    ToolCallRecord,
+    data_label,
+    section_title,
+)
 
 NONE = "—"
 UNVERIFIED = "[UNVERIFIED]"
@@ -89,8 +106,7 @@ def change(b: Briefing) -> str | None:
 
 
 def data_mode(b: Briefing) -> str:
-    day = b.audit.as_of.isoformat()
-    return b.audit.data_mode if day in b.audit.data_mode else f"{b.audit.data_mode}, as of {day}"
+    return data_label(b.audit.data_mode, b.audit.as_of)
 
 
 def company_line(b: Briefing) -> str:
@@ -104,21 +120,50 @@ def company_line(b: Briefing) -> str:
 
 
 def quote_lines(b: Briefing) -> list[str]:
-    """Price line and details line; [] without a quote (the section's message says why)."""
+    """Price line, details line and the 52-week range line when known; [] without a quote (the
+    section's message says why). An adjusted level is labelled as such, never shown as a close."""
     q = b.snapshot.quote
     if q is None:
         return []
     first = f"price {price(q.price)} {q.currency}"
+    if q.basis == "adjusted":
+        # the start of the as-traded table is named only when it is not after the as-of date (point in time)
+        known = q.as_traded_from is not None and q.as_traded_from <= b.as_of
+        since = (
+            f"; as-traded prices start {q.as_traded_from}" if known else "; no as-traded price for this date"
+        )
+        first = f"split/dividend-adjusted price {price(q.price)} {q.currency}"
+        first += f" (not the as-traded close{since})"
+    elif q.basis == "index":
+        first = f"index level {price(q.price)}"
     moved = change(b)
     first += f", change {moved}" if moved else ""
     first += f" · session {q.session_date.isoformat()}"
-    rest = [f"day range {price(q.day_low)}–{price(q.day_high)}", f"volume {count(q.volume)}"]
+    adjusted = " (adjusted)" if q.basis == "adjusted" else ""
+    rest = [f"day range{adjusted} {price(q.day_low)}–{price(q.day_high)}", f"volume {count(q.volume)}"]
     if q.market_cap is not None:
         cap = f"market cap {compact(q.market_cap)} {q.currency}"
         rest.append(cap + (f" (shares as of {q.market_cap_date.isoformat()})" if q.market_cap_date else ""))
     if q.previous_close is not None:
         rest.append(f"previous close {price(q.previous_close)}")
-    return [first, " · ".join(rest)]
+    week52 = range_line(b)
+    return [first, " · ".join(rest), *([week52] if week52 else [])]
+
+
+def range_line(b: Briefing) -> str | None:
+    """'52-week range (closes, as traded) $172.42 (2025-04-08) – $259.02 (2024-12-26), 246 sessions
+    2024-09-03..2025-08-29'; says when the data does not cover the full 52 weeks."""
+    q = b.snapshot.quote
+    r = q.range_52w if q is not None else None
+    if q is None or r is None:
+        return None
+    basis = {"as_traded": "as traded", "adjusted": "split/dividend-adjusted", "index": "index"}[q.basis]
+    basis += ", split-adjusted" if r.split_adjusted else ""
+    text = (
+        f"52-week range (closes, {basis}) {price(r.low)} ({r.low_date.isoformat()}) – {price(r.high)} "
+        f"({r.high_date.isoformat()}), {r.sessions} sessions {r.start.isoformat()}..{r.end.isoformat()}"
+    )
+    return text if r.complete else f"{text}; not the full 52 weeks: data starts {r.start.isoformat()}"
 
 
 def quote_source(b: Briefing) -> str | None:
@@ -126,7 +171,12 @@ def quote_source(b: Briefing) -> str | None:
     if q is None:
         return None
     notes = "; ".join(one_line(n) for n in q.notes)
-    return f"source {one_line(q.source)}" + (f" (note: {notes})" if notes else "")
+    text = f"source {one_line(q.source)}" + (f" (note: {notes})" if notes else "")
+    r = q.range_52w
+    if r is not None:
+        range_notes = "; ".join(one_line(n) for n in r.notes)
+        text += f"; 52-week range from {one_line(r.source)}" + (f" ({range_notes})" if range_notes else "")
+    return text
 
 
 def fact_text(f: FactView) -> str:
@@ -136,10 +186,82 @@ def fact_text(f: FactView) -> str:
     return f"{f.metric} {exact(f.value)} {f.unit} ({period}, {form}filed {f.filed.isoformat()}, {f.concept})"
 
 
+_KF_LABELS = {
+    ("revenue", "quarter"): "Revenue, latest reported quarter",
+    ("revenue", "year"): "Revenue, latest fiscal year",
+    ("eps", "quarter"): "Diluted EPS, latest reported quarter",
+    ("eps", "year"): "Diluted EPS, latest fiscal year",
+}
+
+
+def _kf_when(f: Figure, filing: bool = True) -> str:
+    span = f"{f.period_start.isoformat()}..{f.period_end.isoformat()}"
+    return f"{span}, {f.form or 'filing'} filed {f.filed.isoformat()}" if filing else span
+
+
+def _kf_computed(name: str, c: Computed | None, value: str, details: bool) -> tuple[str, list[str]] | None:
+    if c is None:
+        return None
+    if c.value is None:
+        return f"{name}: not available: {c.reason}", []
+    how = f"computed: {c.method}" if details and c.method else "computed"
+    return f"{name}: {value} ({how})", list(dict.fromkeys(f.citation for f in c.inputs))
+
+
+def key_figure_lines(k: KeyFigures, details: bool = True) -> list[tuple[str, list[str]]]:
+    """The key figures as lines of text with the source keys each one cites (every renderer's text)."""
+    if k.missing:
+        lines: list[tuple[str, list[str]]] = [(k.missing, [])]
+    else:
+        lines = []
+    for c in k.comparisons:
+        cur, prior = c.current, c.year_earlier
+        text = f"{_KF_LABELS[(c.metric, c.period)]}: {exact(cur.value)} {cur.unit} ({_kf_when(cur)})"
+        cites = [cur.citation]
+        if prior is not None:
+            same = prior.citation == cur.citation
+            text += f"; a year earlier {exact(prior.value)} ({_kf_when(prior, filing=not same)})"
+            cites += [] if same else [prior.citation]
+        if c.growth_pct is not None:
+            text += f"; growth {c.growth_pct:+.1f}% (computed)"
+        if c.note:
+            text += f"; {c.note}"
+        lines.append((text, cites))
+    pe, dy = k.trailing_pe, k.dividend_yield
+    for line in (
+        _kf_computed("Trailing P/E", pe, f"{pe.value:.1f}" if pe and pe.value is not None else "", details),
+        _kf_computed(
+            "Dividend yield", dy, f"{dy.value:.2f}%" if dy and dy.value is not None else "", details
+        ),
+    ):
+        if line is not None:
+            lines.append(line)
+    for name, note in (
+        ("Next earnings date", k.next_earnings),
+        ("Latest earnings release", k.earnings_release),
+    ):
+        if note is not None:
+            lines.append((f"{name}: {note.text}", [note.citation] if note.citation else []))
+    return lines
+
+
 def filing_head(f: FilingView) -> str:
     period = f" (period {f.report_date.isoformat()})" if f.report_date else ""
+    age = f", {one_line(f.age)}" if f.age else ""
     items = ", ".join(f"Item {one_line(i.item)} {one_line(i.title)}" for i in f.items)
-    return f"{one_line(f.form)} filed {f.filing_date.isoformat()}{period}" + (f": {items}" if items else "")
+    head = f"{one_line(f.form)} filed {f.filing_date.isoformat()}{age}{period}"
+    return head + (f": {items}" if items else "")
+
+
+def age_stamp(b: Briefing, findings: list[Finding], what: str) -> str | None:
+    """The filing the findings quote, with its age: "Risk factors from the 10-K filed 2024-11-01
+    (10 months ago)"; None when the findings cite no filing."""
+    key = findings[0].citation if findings else None
+    ref = next((s for s in b.sources if s.key == key and s.form and s.filed), None)
+    if ref is None or ref.filed is None:
+        return None
+    age = f" ({one_line(ref.age)})" if ref.age else ""
+    return f"{what} from the {one_line(ref.form or '')} filed {ref.filed.isoformat()}{age}"
 
 
 def tones(label: str, counts: ToneCounts | None) -> str | None:
@@ -163,6 +285,79 @@ def subreddits_line(r: SocialReport) -> str | None:
         return None
     ranked = sorted(r.subreddits.items(), key=lambda kv: -kv[1])
     return "subreddits: " + ", ".join(f"{one_line(name)} ({n:,})" for name, n in ranked)
+
+
+SHOWN_PER_SOURCE = 15  # posts listed per platform; every post read is in the JSON and counted above
+
+
+def window_line(r: SocialReport) -> str:
+    """'Window 2025-07-30..2025-08-29 (both days included): Reddit 20 (…)'."""
+    return f"Window {r.window_start.isoformat()}..{r.as_of.isoformat()} (both days included): {tone_line(r)}"
+
+
+def coverage_line(c: SourceCoverage) -> str:
+    """'Reddit: 94 posts published 2025-07-30..2025-08-27, all read; 41 counted in tone and themes, not
+    counted: 2 bot or moderator account, 51 names the company only in passing'."""
+    noun = "articles" if c.source == "News" else "posts"
+    span = f"{c.first.isoformat()}..{c.last.isoformat()}" if c.first and c.last else "no dates"
+    read = "all read" if c.complete else f"only the newest {c.read:,} read (the limit)"
+    out = f"{c.source}: {c.read:,} {noun} published {span}, {read}"
+    if c.excluded:
+        left = ", ".join(f"{n:,} {one_line(why)}" for why, n in c.excluded.items())
+        out += f"; {c.counted:,} counted in tone and themes, not counted: {left}"
+    return out
+
+
+def window_short(r: SocialReport) -> str:
+    """The one-screen form: 'Window 2025-07-30..2025-08-29: Reddit 17 counted of 37 read (8 bullish /
+    1 bearish / 8 neutral); News 2 counted of 2 read (…)'."""
+    read = {c.source: c for c in r.coverage}
+    parts = []
+    for label, counts in (("Reddit", r.reddit), ("Stocktwits", r.stocktwits), ("News", r.news)):
+        c = read.get(label)
+        if counts is None or c is None:
+            continue
+        newest = "" if c.complete else " newest"
+        parts.append(
+            f"{label} {counts.total:,} counted of {c.read:,}{newest} read ({counts.bullish:,} bullish / "
+            f"{counts.bearish:,} bearish / {counts.neutral:,} neutral)"
+        )
+    window = f"Window {r.window_start.isoformat()}..{r.as_of.isoformat()}"
+    return f"{window}: {'; '.join(parts) or 'no tone counts'}"
+
+
+def pump_line(r: SocialReport) -> str:
+    """'Pump-bot check: 0 of 94 posts flagged; features available: …; not available in this data: …'."""
+    out = f"Pump-bot check: {len(r.pump_flags):,} of {r.posts_scored:,} posts flagged"
+    if r.pump_features:
+        out += "; features available: " + ", ".join(one_line(f) for f in r.pump_features)
+    if r.pump_features_missing and r.posts_scored:
+        out += "; not available in this data: " + ", ".join(one_line(f) for f in r.pump_features_missing)
+    return out
+
+
+def shown_posts(r: SocialReport) -> tuple[list[PostView], str]:
+    """The counted posts to list (the newest ``SHOWN_PER_SOURCE`` of each platform) and the heading."""
+    counted = [p for p in r.posts if p.excluded is None]
+    shown: list[PostView] = []
+    seen: dict[str, int] = {}
+    for p in counted:
+        seen[p.platform] = seen.get(p.platform, 0) + 1
+        if seen[p.platform] <= SHOWN_PER_SOURCE:
+            shown.append(p)
+    if len(shown) == len(counted):
+        return shown, f"Posts and articles counted ({len(counted):,})"
+    return shown, (
+        f"Posts and articles counted: the newest {SHOWN_PER_SOURCE} of each source listed, "
+        f"{len(shown):,} of {len(counted):,}"
+    )
+
+
+def excluded_posts(r: SocialReport, limit: int = SHOWN_PER_SOURCE) -> tuple[list[PostView], str]:
+    """Posts read but not counted in tone and themes (the newest ``limit``), and the heading."""
+    left = [p for p in r.posts if p.excluded is not None]
+    shown = f", the newest {limit} listed" if len(left) > limit else ""
+    return left[:limit], f"Read but not counted in tone and themes ({len(left):,}{shown})"
 
 
 def themes_line(r: SocialReport, limit: int = 3) -> str | None:
@@ -209,8 +404,46 @@ def claim_head(c: SocialClaim) -> str:
     )
 
 
-def verdict_text(d: Divergence) -> str:
-    return "CONTRADICTED by the filings" if d.verdict == "contradicted" else "NOT SUPPORTED by the filings"
+def verdict_text(d: ClaimCheck) -> str:
+    if d.verdict == "not_checkable":
+        return f"not checkable: {REASON_TEXT[d.reason] if d.reason else 'unknown reason'}"
+    return {"contradicted": "CONTRADICTED by the filings", "consistent": "consistent with the filings"}.get(
+        d.verdict, "not a claim"
+    )
+
+
+def verdict_line(s: DivergencesSection) -> str:
+    """'1 of 8 social claim(s) contradicted by the filings; 5 consistent, 2 not checkable (2 no data).'"""
+    checks = [*s.divergences, *s.others]
+    if not checks:
+        return s.message or "No claims were found in the posts and articles of the window."
+    counts = verdict_counts(checks)
+    n = counts["contradicted"]
+    head = (
+        f"{n:,} of {len(checks):,} social claim(s) contradicted by the filings"
+        if n
+        else f"No social claim is contradicted by the filings ({len(checks):,} checked)"
+    )
+    reasons: dict[str, int] = {}
+    for c in s.others:
+        if c.verdict == "not_checkable":
+            why = REASON_TEXT[c.reason] if c.reason else "unknown reason"
+            reasons[why] = reasons.get(why, 0) + 1
+    rest = [f"{counts['consistent']:,} consistent"] if counts["consistent"] else []
+    if counts["not_checkable"]:
+        why = ", ".join(f"{v:,} {k}" for k, v in reasons.items())
+        rest.append(f"{counts['not_checkable']:,} not checkable ({why})")
+    rest += [f"{counts['not_a_claim']:,} not a claim"] if counts["not_a_claim"] else []
+    return head + ("; " + ", ".join(rest) if rest else "") + "."
+
+
+def other_groups(s: DivergencesSection) -> list[tuple[str, list[ClaimCheck]]]:
+    """The claims that are not divergences, grouped: consistent, not checkable by reason, not a claim."""
+    groups: dict[str, list[ClaimCheck]] = {}
+    for c in sorted(s.others, key=lambda c: ("consistent", "not_checkable", "not_a_claim").index(c.verdict)):
+        label = {"consistent": "Consistent with the filings", "not_a_claim": "Not a claim"}.get(c.verdict)
+        groups.setdefault(label or verdict_text(c).capitalize(), []).append(c)
+    return [(f"{label} ({len(checks):,})", checks) for label, checks in groups.items()]
 
 
 def agents_mode_lines(b: Briefing) -> list[str]:
@@ -277,7 +510,8 @@ TOOL_COLUMNS = ("agent", "tool", "status", "latency ms", "cached", "arguments", 
 
 
 def post_head(p: PostView) -> str:
-    return f"{who(p.platform, p.author, p.where)}, {p.published_at.date().isoformat()}, {p.tone}"
+    counted = f"not counted ({one_line(p.excluded)})" if p.excluded else p.tone
+    return f"{who(p.platform, p.author, p.where)}, {p.published_at.date().isoformat()}, {counted}"
 
 
 # ---- Markdown ----
@@ -316,8 +550,16 @@ def _md_snapshot(b: Briefing) -> list[str]:
 def _md_business(b: Briefing) -> list[str]:
     s = b.business
     out = [md(s.message), ""] if s.message else []
+    stamp = age_stamp(b, s.findings, "Business description")
+    out += [f"*{md(stamp)}:*", ""] if stamp else []
     out += [f"{md(f.claim)} {md_cite(b, f.citation)}" for f in s.findings]
-    if s.facts:
+    if s.key_figures is not None:
+        out += ["", "Key figures (XBRL as filed; growth, P/E and yield computed by the desk):"]
+        out += [
+            f"- {md(text)} {' '.join(md_cite(b, c) for c in cites)}".rstrip()
+            for text, cites in key_figure_lines(s.key_figures)
+        ]
+    elif s.facts:
         out += ["", "Latest reported figures:"]
         out += [f"- {md(fact_text(f))} {md_cite(b, f.citation)}" for f in s.facts]
     return out
@@ -344,6 +586,8 @@ def _md_events(b: Briefing) -> list[str]:
 def _md_risks(b: Briefing) -> list[str]:
     s = b.risks
     out = [md(s.message), ""] if s.message else []
+    stamp = age_stamp(b, s.risks, "Risk factors")
+    out += [f"*{md(stamp)}:*", ""] if stamp else []
     for n, f in enumerate(s.risks, 1):
         title = f"**{md(f.title)}** — " if f.title else ""
         out.append(f"{n}. {title}{md(f.claim)} {md_cite(b, f.citation)}")
@@ -355,7 +599,8 @@ def _md_social(b: Briefing) -> list[str]:
     out = [f"*{md(r.disclaimer)}*", ""]
     if b.social.message:
         out += [md(b.social.message), ""]
-    out.append(f"Window {r.window_start.isoformat()}..{r.as_of.isoformat()}: {md(tone_line(r))}.")
+    out.append(f"{md(window_line(r))}.")
+    out += [f"- {md(coverage_line(c))}" for c in r.coverage]
     subs = subreddits_line(r)
     out += ["", md(subs)] if subs else []
     if r.themes:
@@ -365,7 +610,7 @@ def _md_social(b: Briefing) -> list[str]:
             out.append(f"- **{md(t.theme)}**: {md(t.summary)} (posts: {md(ids)})")
     out += ["", f"Claims ({len(r.claims):,}):"]
     out += [f"- {UNVERIFIED} {md(claim_head(c))} — {md_url(c.url)}" for c in r.claims] or ["- none"]
-    out += ["", f"Pump-bot flags: {len(r.pump_flags):,} of {r.posts_scored:,} posts scored"]
+    out += ["", md(pump_line(r))]
     for p in r.pump_flags:
         reasons = "; ".join(one_line(x) for x in p.reasons) or "no reason recorded"
         out.append(
@@ -376,17 +621,16 @@ def _md_social(b: Briefing) -> list[str]:
         out += ["", f"{md(volume_line(r.volume.anomaly))} (source: {md_url(r.volume.source)})"]
     else:
         out += ["", "Volume anomaly: not computed (too little history)."]
-    if r.posts:
-        out += ["", f"Posts and articles in the window ({len(r.posts):,}):"]
-        for post in r.posts:
+    for shown, heading in (shown_posts(r), excluded_posts(r)):
+        out += ["", f"{md(heading)}:"] if shown else []
+        for post in shown:
             out.append(f"- {UNVERIFIED} {md(post_head(post))}: “{md(post.text)}” — {md_url(post.url)}")
     return out
 
 
 def _md_divergences(b: Briefing) -> list[str]:
     s = b.divergences
-    out = [f"{len(s.divergences):,} divergence(s) among {s.claims_checked:,} claim(s) checked.", ""]
-    out += [md(s.message), ""] if s.message else []
+    out = [md(verdict_line(s)), ""]
     for n, d in enumerate(s.divergences, 1):
         cites = " ".join(md_cite(b, k) for k in d.official.citations) or "no citation"
         out += [
@@ -394,6 +638,14 @@ def _md_divergences(b: Briefing) -> list[str]:
             f"   - verdict: **{verdict_text(d)}**",
             f"   - official: {md(d.official.statement)} {cites}",
         ]
+    for label, checks in other_groups(s):
+        out += [*([""] if out[-1] else []), f"{md(label)}:"]
+        for d in checks:
+            cites = " ".join(md_cite(b, k) for k in d.official.citations)
+            out += [
+                f"- {UNVERIFIED} {md(claim_head(d.claim))} — {md_url(d.claim.url)}",
+                f"  - official: {md(d.official.statement)}" + (f" {cites}" if cites else ""),
+            ]
     return out
 
 
@@ -424,12 +676,32 @@ def _md_audit(b: Briefing) -> list[str]:
     return out
 
 
+def question_lines(b: Briefing) -> list[tuple[str, str, list[str]]]:
+    """The client's question as (section title, text, citation keys) rows, unescaped; empty without one."""
+    q = b.question
+    if q is None:
+        return []
+    return [(section_title(p.section), p.text, p.citations) for p in q.points]
+
+
+def _md_question(b: Briefing) -> list[str]:
+    q = b.question
+    if q is None:
+        return []
+    lines = ["", "## Client question", "", f"> {md(q.question)}", ""]
+    for title, text, keys in question_lines(b):
+        cites = "".join(f" {md_cite(b, k)}" for k in keys)
+        lines.append(f"- {md(title)}: {md(text)}{cites}")
+    return [*lines, *([""] if q.points else []), f"*{md(q.note)}*"]
+
+
 def to_markdown(b: Briefing) -> str:
     """The whole briefing as one Markdown document. Never raises."""
     bodies = (_md_snapshot, _md_business, _md_events, _md_risks, _md_social, _md_divergences, _md_audit)
-    lines = [f"# {md(b.symbol)} briefing — as of {b.as_of.isoformat()}"]
+    lines = [f"# {md(b.data_line)}"]
     lines += ["", f"**{md(b.headline)}**"] if b.headline.strip() else []
     lines += ["", md(b.summary)] if b.summary.strip() else []
+    lines += _md_question(b)
     for title, body in zip(SECTION_TITLES, bodies, strict=True):
         lines += ["", f"## {title}", "", *body(b)]
     lines += ["", "---", "", f"*{md(b.disclaimer)}*", ""]

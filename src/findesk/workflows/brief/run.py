@@ -24,6 +24,7 @@ from typing import Any
 from findesk.agents.run import settings_runtime
 from findesk.agents.runtime import ModelResolver
 from findesk.agents.runtime.outcome import RequestedMode
+from findesk.analytics.divergence import verdict_counts
 from findesk.core.config import Settings
 from findesk.core.events.model import AgentEnd, AgentStart, Done, Error
 from findesk.core.events.trace import EventBus, MemorySink, Sink, Tracer
@@ -218,6 +219,7 @@ def _briefing(
     counts: dict[str, object] = {
         "posts": len(social.posts),
         "divergences": len(state["divergences"]),
+        "verdicts": list(verdict_counts(state["divergences"]).values()),
         "flags": len(social.pump_flags),
         "themes": [t.mentions for t in social.themes],
     }

@@ -1,7 +1,7 @@
 """The briefing coordinator: reads the two typed reports and writes the headline and summary.
 
 Rules:
-- It sees the official and social reports (and the code-computed divergences), never raw tool output;
+- It sees the official and social reports (and the code-computed claim verdicts), never raw tool output;
   it has no tools of its own.
 - Its output is prose only (``CoordinatorNotes``); every figure in it must already be in the reports
   (the workflow's number trace checks this and replaces an untraceable summary).
@@ -16,9 +16,9 @@ from datetime import date
 from pydantic import BaseModel, ConfigDict, Field
 
 from findesk.agents.role import Caps, DeterministicPolicy, Outcomes, Role
-from findesk.agents.roles.brief.official import describe
+from findesk.agents.roles.brief.official import PARTIAL_LIST, describe
 from findesk.agents.roles.brief.reports import OfficialReport, SocialReport
-from findesk.analytics.divergence import Divergence
+from findesk.analytics.divergence import ClaimCheck, contradiction_sentence, verdict_counts
 
 
 class CoordinatorInput(BaseModel):
@@ -28,7 +28,7 @@ class CoordinatorInput(BaseModel):
     as_of: date
     official: OfficialReport
     social: SocialReport
-    divergences: list[Divergence] = Field(default_factory=list)
+    divergences: list[ClaimCheck] = Field(default_factory=list)  # one verdict per social claim
 
 
 class CoordinatorNotes(BaseModel):
@@ -49,7 +49,8 @@ SYSTEM_PROMPT = (
     "and a volume anomaly), plus divergences the desk found between social claims and filings. Write a "
     "one-line headline and a 2-4 sentence summary an advisor can read before a client call. Use only "
     "figures that appear in the reports, exactly as written. State official facts first; call social "
-    "content unverified and attribute it. Mention divergences when there are any. Never give investment "
+    "content unverified and attribute it. Only contradicted claims are divergences: state how many (or that "
+    "there are none); a claim that could not be checked is not a divergence. Never give investment "
     "advice, buy/sell/hold views, price targets or allocations."
 )
 
@@ -65,20 +66,29 @@ def compose(inputs: CoordinatorInput, _: Outcomes) -> CoordinatorNotes:
     q = o.quote
     if q is not None:
         change = f" ({q.change_pct:+.2f}%)" if q.change_pct is not None else ""
-        headline = f"{_name(o)} closed at ${q.price:,.2f}{change} on {q.session_date.isoformat()}"
+        day = q.session_date.isoformat()
+        if q.basis == "as_traded":
+            headline = f"{_name(o)} closed at ${q.price:,.2f}{change} on {day}"
+        else:  # an adjusted level is not what traded: never call it a close
+            what = "index level" if q.basis == "index" else "split/dividend-adjusted price"
+            headline = f"{_name(o)} {what} ${q.price:,.2f}{change} on {day} (not an as-traded close)"
     else:
-        headline = f"{_name(o)}: live quote unavailable"
+        headline = f"{_name(o)}: {(o.quote_missing or 'Live quote unavailable').lower()}"
     sentences = [headline + "."]
     filings = o.filings
     if filings:
         newest = filings[0]
         items = ", ".join(f"Item {i.item} {i.title}" for i in newest.items)
+        partial = any(w.startswith(PARTIAL_LIST) for w in o.warnings)
+        caveat = [newest.age] if newest.age else []
+        caveat += ["the data source's filing list is incomplete"] if partial else []
+        age = f" ({'; '.join(caveat)})" if caveat else ""
         sentences.append(
-            f"Latest filing in view: {newest.form} filed {newest.filing_date.isoformat()}"
-            + (f" ({items})." if items else ".")
+            f"Latest filing in view: {newest.form} filed {newest.filing_date.isoformat()}{age}"
+            + (f": {items}." if items else ".")
         )
     else:
-        sentences.append("No recent 10-K or 8-K filing is available from the data source.")
+        sentences.append("No recent 10-K, 10-Q or 8-K filing is available from the data source.")
     volume = s.volume.anomaly if s.volume else None
     chatter = len(s.posts)
     social = f"Social signal (unverified): {chatter} posts and articles in the window"
@@ -88,20 +98,26 @@ def compose(inputs: CoordinatorInput, _: Outcomes) -> CoordinatorNotes:
         word = "unusual" if volume.unusual else "normal"
         social += f"; volume on {volume.session_date.isoformat()} was {word} (z-score {volume.z_score:+.2f})"
     sentences.append(social + ".")
-    if inputs.divergences:
-        sentences.append(
-            f"{len(inputs.divergences)} social claim(s) are contradicted or not supported by the filings."
-        )
+    if (verdicts := contradiction_sentence(inputs.divergences)) is not None:
+        sentences.append(verdicts)
     return CoordinatorNotes(headline=headline, summary=" ".join(sentences))
 
 
 def _task(inputs: CoordinatorInput) -> str:
-    social = inputs.social.model_dump(mode="json", exclude={"posts"}, exclude_none=True)
+    # the post list, the pump-bot feature lists and the claims are for the reader, not for a headline:
+    # the claims reach the coordinator as verdict counts and the contradicted ones in full
+    hidden = {"posts", "pump_features", "pump_features_missing", "claims", "disclaimer"}
+    social = inputs.social.model_dump(mode="json", exclude=hidden, exclude_none=True)
     social["posts_in_window"] = len(inputs.social.posts)
     payload = {
         "official": describe(inputs.official),
         "social": social,
-        "divergences": [d.model_dump(mode="json", exclude_none=True) for d in inputs.divergences],
+        "contradicted_claims": [
+            d.model_dump(mode="json", exclude_none=True)
+            for d in inputs.divergences
+            if d.verdict == "contradicted"
+        ],
+        "claim_verdicts": verdict_counts(inputs.divergences),
     }
     return (
         f"Reports for {inputs.symbol} as of {inputs.as_of.isoformat()} (JSON):\n"

@@ -2,17 +2,23 @@
 
 Rules:
 - Primary sources only: quote, company identity, the filing list, 8-K items, 10-K Item 1 and 1A
-  highlights, XBRL facts. Nothing from news or social media.
+  highlights, XBRL facts; and the earnings calendar for dates only (the next earnings date as known
+  at the as-of date, cited to the calendar's link). Nothing from news or social media.
 - Evidence (quote, filings, 8-K item titles and excerpts, facts, sources) is built by code from the
   playbook's outcomes (``build_report``); the agent's part is ``OfficialNotes``: cited findings.
 - A finding whose citation is not one of the run's source keys is dropped with a warning, so every
   official claim in a briefing is cited to a filing the run actually read.
-- A failed source becomes a warning naming it (``Live quote unavailable: …``), never a gap or a guess.
+- Sources: one per filing listed (10-K, 10-Q, 8-K; its sec.gov URL) and one per 10-K Item read
+  (``<url>#item-1``, ``<url>#item-1a``), each labelled with its own form, date and Item, so [n] names
+  the Item it quotes; no source is a local path. Given the as-of date, each carries its age.
+- A failed source becomes a warning naming it (``Quote unavailable in the offline snapshot: …`` or
+  ``Live quote unavailable: …``), never a gap or a guess.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from datetime import date
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -34,21 +40,34 @@ from findesk.agents.roles.brief.reports import (
     OfficialNotes,
     OfficialReport,
     QuoteView,
+    RangeView,
     SourceRef,
 )
-from findesk.data.formats.sec import archives_url
+from findesk.analytics.key_figures import CONCEPTS, KeyFigures, Metric, Note, consistent_facts, next_earnings
+from findesk.analytics.key_figures import key_figures as figures_of
+from findesk.core.dates import age_phrase
+from findesk.core.result import Err
+from findesk.data.formats.sec import edgar_search_url, search_note
 from findesk.data.formats.sec_forms import EIGHT_K_ITEMS
-from findesk.data.models import Company, Fact, Filing, FilingSection, MaterialEvent, Quote
+from findesk.data.models import (
+    Company,
+    EarningsCalendar,
+    Fact,
+    Filing,
+    FilingSection,
+    MaterialEvent,
+    Quote,
+)
+from findesk.data.models.market import PriceRange
+from findesk.data.router import DO_NOT_ESTIMATE
 from findesk.knowledge.filings.highlights import event_excerpt
 from findesk.tools.highlights import BusinessOverview, RiskFactorList
 
-EVENT_FORMS = ["10-K", "10-K/A", "8-K", "8-K/A"]
+EVENT_FORMS = ["10-K", "10-K/A", "10-Q", "10-Q/A", "8-K", "8-K/A"]
 MAX_FILINGS = 5
 MAX_EVENTS = 10  # 8-Ks whose items are checked against social claims
-REVENUE_CONCEPTS = ("Revenues", "RevenueFromContractWithCustomerExcludingAssessedTax")
-EPS_CONCEPT = "EarningsPerShareDiluted"
 EXCERPT_CHARS = 300
-FACTS = 8  # newest facts per concept: enough to hold the latest quarter and fiscal year
+PARTIAL_LIST = "Filing list"  # warning prefix of a listing's source note (the snapshot's partial lists)
 
 
 class BriefInput(BaseModel):
@@ -81,11 +100,13 @@ def _stage_one(inputs: BriefInput, _: Outcomes) -> list[PlannedCall]:
         PlannedCall("events", "get_material_events", {"symbol": s, "limit": MAX_EVENTS}),
         PlannedCall("business", "get_business_overview", {"symbol": s}),
         PlannedCall("risks", "get_risk_factors", {"symbol": s, "limit": 5}),
-        PlannedCall("eps", "get_xbrl_facts", {"symbol": s, "concept": EPS_CONCEPT, "limit": FACTS}),
+        PlannedCall("calendar", "get_earnings_calendar", {"symbol": s}),
     ]
+    # Every concept of the one selection rule (analytics.key_figures.CONCEPTS), all periods: the
+    # rule picks across concepts and periods, so nothing is capped before it runs.
     calls += [
-        PlannedCall(f"revenue:{c}", "get_xbrl_facts", {"symbol": s, "concept": c, "limit": FACTS})
-        for c in REVENUE_CONCEPTS
+        PlannedCall(f"xbrl:{metric}", "get_xbrl_facts", {"symbol": s, "concept": cs[0], "also": list(cs[1:])})
+        for metric, cs in CONCEPTS.items()
     ]
     return calls
 
@@ -109,12 +130,17 @@ def _stage_two(inputs: BriefInput, outcomes: Outcomes) -> list[PlannedCall]:
 
 
 def filing_key(f: Filing) -> str:
-    return f.url or f.local_path or f.source.ref
+    """A filing's citation: its sec.gov URL, else EDGAR's search for its form and date (never a path)."""
+    return f.url or edgar_search_url(f.cik, f.form, f.filing_date)
 
 
 def _filing_label(f: Filing) -> str:
     items = f" (items {', '.join(f.items)})" if f.items else ""
-    return f"{f.ticker} {f.form} filed {f.filing_date.isoformat()}{items}"
+    return f"{f.ticker} {f.form} filed {f.filing_date.isoformat()}{items}{search_note(filing_key(f))}"
+
+
+def _age(day: date, as_of: date | None) -> str | None:
+    return age_phrase(day, as_of) if as_of is not None else None
 
 
 def compose(inputs: BriefInput, outcomes: Outcomes) -> OfficialNotes:
@@ -172,6 +198,7 @@ ROLE: Role[BriefInput, OfficialNotes] = Role(
         "get_risk_factors",
         "get_filing_section",
         "get_xbrl_facts",
+        "get_earnings_calendar",
     ),
     input_schema=BriefInput,
     output_schema=OfficialNotes,
@@ -206,12 +233,43 @@ def _quote_view(q: Quote | None) -> QuoteView | None:
         market_cap=q.market_cap,
         market_cap_date=q.market_cap_date,
         currency=q.currency,
+        basis=q.basis,
+        as_traded_from=q.as_traded_from,
+        range_52w=_range_view(q.range_52w),
         source=q.source.cite() + (f" ({q.source.note})" if q.source.note else ""),
         notes=list(q.notes),
     )
 
 
-def _filing_views(outcomes: Outcomes) -> list[FilingView]:
+def quote_missing_label(outcomes: Outcomes) -> str:
+    """A failed quote is named by where it was asked: only the offline snapshot answered (the
+    snapshot data mode's one quote source), or a live source did."""
+    outcome = outcomes.get("quote")
+    err = outcome.result if outcome is not None else None
+    if isinstance(err, Err) and err.source == "snapshot":
+        return "Quote unavailable in the offline snapshot"
+    return "Live quote unavailable"
+
+
+def _range_view(r: PriceRange | None) -> RangeView | None:
+    if r is None:
+        return None
+    return RangeView(
+        low=r.low,
+        low_date=r.low_date,
+        high=r.high,
+        high_date=r.high_date,
+        start=r.start,
+        end=r.end,
+        sessions=r.sessions,
+        complete=r.complete,
+        split_adjusted=r.split_adjusted,
+        source=r.source.cite() + (f" ({r.source.note})" if r.source.note else ""),
+        notes=list(r.notes),
+    )
+
+
+def _filing_views(outcomes: Outcomes, as_of: date | None = None) -> list[FilingView]:
     filings: list[Filing] = outcome_value(outcomes, "filings") or []
     views = []
     for f in filings:
@@ -243,75 +301,122 @@ def _filing_views(outcomes: Outcomes) -> list[FilingView]:
                 items=items,
                 content_note=note,
                 citation=filing_key(f),
+                age=_age(f.filing_date, as_of),
             )
         )
     return views
 
 
-def _pick_facts(
-    facts: list[Fact], metric: Literal["revenue", "eps"], sources: dict[str, SourceRef]
+def _fact_views(
+    kf: KeyFigures, sources: dict[str, SourceRef], symbol: str, as_of: date | None
 ) -> list[FactView]:
-    """The newest quarterly (~3 months) and annual (~12 months) values, each cited to its filing."""
+    """The current figure of each comparison; every figure shown is registered as a cited source."""
     views: list[FactView] = []
-    for months in (3, 12):
-        span = [
-            f
-            for f in facts
-            if f.period_start is not None and abs((f.period_end - f.period_start).days / 30.44 - months) < 1
-        ]
-        if not span:
-            continue
-        best = max(span, key=lambda f: (f.period_end, f.filed))
-        if best.accession_number:
-            key = archives_url(best.cik, best.accession_number, f"{best.accession_number}-index.htm")
-        else:
-            key = best.source.cite()
-        sources.setdefault(
-            key,
-            SourceRef(
-                key=key,
-                label=f"{best.ticker} {best.form or 'filing'} filed "
-                f"{best.filed.isoformat()} (XBRL {best.concept})",
-            ),
-        )
+    for c in kf.comparisons:
+        for fig in (c.current, c.year_earlier):
+            if fig is not None:
+                sources.setdefault(
+                    fig.citation,
+                    SourceRef(
+                        key=fig.citation,
+                        label=f"{symbol} {fig.form or 'filing'} filed {fig.filed.isoformat()} "
+                        f"(XBRL {fig.concept})",
+                        form=fig.form,
+                        filed=fig.filed,
+                        age=_age(fig.filed, as_of),
+                    ),
+                )
+        f = c.current
         views.append(
             FactView(
-                metric=metric,
-                concept=best.concept,
-                value=best.value,
-                unit=best.unit,
-                period_start=best.period_start,
-                period_end=best.period_end,
-                form=best.form,
-                filed=best.filed,
-                citation=key,
+                metric=c.metric,
+                concept=f.concept,
+                value=f.value,
+                unit=f.unit,
+                period_start=f.period_start,
+                period_end=f.period_end,
+                form=f.form,
+                filed=f.filed,
+                citation=f.citation,
             )
         )
     return views
 
 
-def _revenue_facts(outcomes: Outcomes) -> list[Fact]:
-    # Companies tag revenue under different concepts; the one with the newest filing is current.
-    found = [outcome_value(outcomes, f"revenue:{c}") or [] for c in REVENUE_CONCEPTS]
-    found = [f for f in found if f]
-    return max(found, key=lambda fs: max(f.filed for f in fs)) if found else []
+def _xbrl(outcomes: Outcomes, metric: Metric) -> list[Fact]:
+    return list(outcome_value(outcomes, f"xbrl:{metric}") or [])
 
 
-def build_report(symbol: str, outcomes: Outcomes, notes: OfficialNotes) -> OfficialReport:
+def _xbrl_missing(outcomes: Outcomes, symbol: str) -> str:
+    errors = [e for e in (outcome_error(outcomes, f"xbrl:{m}") for m in CONCEPTS) if e]
+    shown = "no revenue, EPS, P/E or dividend-yield figures are shown"
+    if not errors or any("no_data" in e for e in errors):
+        return f"XBRL facts (SEC companyfacts) for {symbol} are not in the data: {shown}."
+    return f"XBRL facts for {symbol} could not be read ({errors[0].splitlines()[0]}): {shown}."
+
+
+def _earnings_release(outcomes: Outcomes, events: list[MaterialEvent], as_of: date | None) -> Note:
+    """What the newest 8-K Item 2.02 (results) says, when its document was read."""
+    release = next((e for e in events if e.item == "2.02"), None)
+    if release is None:
+        read = len({e.accession_number or e.filing_date for e in events})
+        if not read:
+            return Note(text="not available: no 8-K is on record in this data")
+        return Note(text=f"not available: none of the {read} newest 8-Ks on record has Item 2.02 (results)")
+    key = release.url or edgar_search_url(release.cik, release.form, release.filing_date)
+    filed = release.filing_date.isoformat()
+    sections: list[FilingSection] = outcome_value(outcomes, f"8k:{release.accession_number}") or []
+    text = next((s.text for s in sections if s.item == "2.02"), None)
+    if text is None:
+        return Note(
+            text=f"The latest earnings 8-K (Item 2.02) was filed {filed}; its document is not available in "
+            "this data, so what it reported is not shown.",
+            citation=key,
+        )
+    return Note(text=f"8-K filed {filed}, Item 2.02: {event_excerpt(text, EXCERPT_CHARS)}", citation=key)
+
+
+def _next_earnings(outcomes: Outcomes) -> Note:
+    """The calendar's line (``analytics.key_figures.next_earnings``), or why there is none."""
+    calendar: EarningsCalendar | None = outcome_value(outcomes, "calendar")
+    if calendar is not None:
+        return next_earnings(calendar)
+    outcome = outcomes.get("calendar")
+    if outcome is not None and isinstance(outcome.result, Err):
+        why = outcome.result.reason.replace(DO_NOT_ESTIMATE, "").strip().rstrip(" .;")
+    else:
+        why = outcome_error(outcomes, "calendar") or "the earnings calendar was not read"
+    return Note(text=f"not available: {why}")
+
+
+def build_report(
+    symbol: str, outcomes: Outcomes, notes: OfficialNotes, as_of: date | None = None
+) -> OfficialReport:
+    """The report; with ``as_of``, filings and sources carry their age ("10 months ago")."""
     warnings: list[str] = []
     sources: dict[str, SourceRef] = {}
     quote: Quote | None = outcome_value(outcomes, "quote")
     quote_error = None if quote is not None else outcome_error(outcomes, "quote")
+    quote_missing = None if quote_error is None else quote_missing_label(outcomes)
     if quote_error:
-        warnings.append(f"Live quote unavailable: {quote_error}")
+        warnings.append(f"{quote_missing}: {quote_error}")
     company: Company | None = outcome_value(outcomes, "company")
     if company is None:
         warnings.append(f"Company details unavailable: {outcome_error(outcomes, 'company')}")
     filings: list[Filing] = outcome_value(outcomes, "filings") or []
     if not filings:
         warnings.append(f"Filings unavailable: {outcome_error(outcomes, 'filings') or 'none found'}")
+    # a partial listing says so: "latest filing" is only the latest the data source lists
+    for note in dict.fromkeys(f.source.note for f in filings if f.source.note):
+        warnings.append(f"{PARTIAL_LIST}: {note}")
     for f in filings:
-        sources[filing_key(f)] = SourceRef(key=filing_key(f), label=_filing_label(f))
+        sources[filing_key(f)] = SourceRef(
+            key=filing_key(f),
+            label=_filing_label(f),
+            form=f.form,
+            filed=f.filing_date,
+            age=_age(f.filing_date, as_of),
+        )
     for key, what in (
         ("business", "Business overview (10-K Item 1)"),
         ("risks", "Risk factors (10-K Item 1A)"),
@@ -320,20 +425,49 @@ def build_report(symbol: str, outcomes: Outcomes, notes: OfficialNotes) -> Offic
         if value is None:
             warnings.append(f"{what} unavailable: {outcome_error(outcomes, key)}")
         else:
-            sources[value.section.key] = SourceRef(key=value.section.key, label=value.section.label)
+            c = value.section
+            sources[c.key] = SourceRef(
+                key=c.key, label=c.label, form=c.form, filed=c.filing_date, age=_age(c.filing_date, as_of)
+            )
     events: list[MaterialEvent] = outcome_value(outcomes, "events") or []
     if "events" in outcomes and not outcomes["events"].ok:
         why = outcome_error(outcomes, "events")
         warnings.append(f"8-K items unavailable (social claims not checked against them): {why}")
     for e in events:
-        key = e.url or e.source.ref
+        key = e.url or edgar_search_url(e.cik, e.form, e.filing_date)
         sources.setdefault(
-            key, SourceRef(key=key, label=f"{e.ticker} {e.form} filed {e.filing_date.isoformat()}")
+            key,
+            SourceRef(
+                key=key,
+                label=f"{e.ticker} {e.form} filed {e.filing_date.isoformat()}{search_note(key)}",
+                form=e.form,
+                filed=e.filing_date,
+                age=_age(e.filing_date, as_of),
+            ),
         )
-    revenue, eps = _revenue_facts(outcomes), outcome_value(outcomes, "eps") or []
-    facts = _pick_facts(revenue, "revenue", sources) + _pick_facts(eps, "eps", sources)
-    if not revenue and not eps:
-        warnings.append(f"XBRL facts unavailable: {outcome_error(outcomes, 'eps')}")
+    xbrl = {m: _xbrl(outcomes, m) for m in CONCEPTS}
+    day = as_of or date.max  # the tools already kept facts filed on or before the run's as-of date
+    key_figures = figures_of(xbrl, quote.price if quote else None, quote.session_date if quote else None, day)
+    if not any(xbrl.values()):
+        missing = _xbrl_missing(outcomes, symbol)
+        key_figures = key_figures.model_copy(
+            update={"missing": missing, "trailing_pe": None, "dividend_yield": None}
+        )
+        warnings.append(missing)
+    key_figures = key_figures.model_copy(
+        update={
+            "earnings_release": _earnings_release(outcomes, events, as_of),
+            "next_earnings": _next_earnings(outcomes),
+        }
+    )
+    facts = _fact_views(key_figures, sources, symbol, as_of)
+    calendar: EarningsCalendar | None = outcome_value(outcomes, "calendar")
+    if calendar is not None and key_figures.next_earnings and key_figures.next_earnings.citation:
+        key = key_figures.next_earnings.citation
+        recorded = calendar.recorded_on.isoformat()
+        sources.setdefault(
+            key, SourceRef(key=key, label=f"{symbol} earnings dates, earnings calendar recorded {recorded}")
+        )
     kept = [f for f in notes.findings if f.citation in sources]
     dropped = len(notes.findings) - len(kept)
     if dropped:
@@ -343,16 +477,21 @@ def build_report(symbol: str, outcomes: Outcomes, notes: OfficialNotes) -> Offic
         company=_company_view(company),
         quote=_quote_view(quote),
         quote_error=quote_error,
-        filings=_filing_views(outcomes),
+        quote_missing=quote_missing,
+        filings=_filing_views(outcomes, as_of),
         facts=facts,
         findings=kept,
         sources=list(sources.values()),
         warnings=warnings + list(notes.warnings),
         material_events=events,
-        xbrl={"revenue": revenue, "eps": eps},
+        key_figures=key_figures,
+        # every filing's value, one concept per period (the selection rule), for divergence checks
+        xbrl={m: consistent_facts(xbrl[m], m, day) for m in ("revenue", "eps")},
     )
 
 
 def describe(report: OfficialReport) -> dict[str, Any]:
     """The report as the coordinator reads it: without the raw 8-K items and XBRL series."""
-    return report.model_dump(mode="json", exclude={"material_events", "xbrl", "sources"}, exclude_none=True)
+    return report.model_dump(
+        mode="json", exclude={"material_events", "xbrl", "sources", "key_figures"}, exclude_none=True
+    )

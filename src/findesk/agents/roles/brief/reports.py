@@ -4,8 +4,8 @@ Rules:
 - A report has two parts: evidence built by code from the sub-agent's tool results (figures, filing
   lists, counts, scores: "numbers come from code") and notes written by the agent (a model, or the
   deterministic composer): findings for the official agent, theme summaries for the social agent.
-- Every official finding cites a source by the exact key listed in ``sources`` (an EDGAR URL, or the
-  snapshot file when no URL is known); findings citing anything else are dropped with a warning.
+- Every official finding cites a source by the exact key listed in ``sources`` (an sec.gov URL, with
+  an ``#item-…`` fragment for a 10-K Item); findings citing anything else are dropped with a warning.
 - Social content is UNVERIFIED by construction: claims and themes carry post ids and URLs, and the
   report states its disclaimer.
 """
@@ -17,7 +17,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from findesk.analytics.divergence import Divergence
+from findesk.analytics.divergence import ClaimCheck
+from findesk.analytics.key_figures import KeyFigures
 from findesk.analytics.pump_bot import PostRisk
 from findesk.analytics.social_claims import SocialClaim
 from findesk.analytics.social_themes import ToneCounts
@@ -36,8 +37,13 @@ class Report(BaseModel):
 
 
 class SourceRef(Report):
-    key: str  # how findings cite it: the EDGAR URL, or the snapshot file when no URL is known
+    # how findings cite it: an sec.gov URL; one key per (document, Item), "<url>#item-1a", so a
+    # citation [n] names the Item it quotes
+    key: str
     label: str  # "AAPL 10-K filed 2024-11-01, Item 1A (Risk Factors)"
+    form: str | None = None  # the filing's form and date, when the source is a filing
+    filed: date | None = None
+    age: str | None = None  # "10 months ago": ``filed`` relative to the run's as-of date
 
 
 class Finding(Report):
@@ -57,9 +63,29 @@ class CompanyView(Report):
     industry: str | None = None
 
 
+class RangeView(Report):
+    """The 52-week closing range on the quote's basis; ``complete`` False when data starts later."""
+
+    low: float
+    low_date: date
+    high: float
+    high_date: date
+    start: date  # first session the data covers in the window
+    end: date
+    sessions: int
+    complete: bool
+    split_adjusted: bool = False  # as-traded closes before a split in the window were rescaled
+    source: str
+    notes: list[str] = Field(default_factory=list)
+
+
 class QuoteView(Report):
     session_date: date
     price: float
+    # "as_traded": the close that printed; "adjusted": split/dividend-adjusted, never to be called a close
+    basis: Literal["as_traded", "adjusted", "index"] = "as_traded"
+    as_traded_from: date | None = None  # where as-traded data starts, when this quote is adjusted
+    range_52w: RangeView | None = None
     change: float | None = None
     change_pct: float | None = None
     previous_close: float | None = None
@@ -86,6 +112,7 @@ class FilingView(Report):
     items: list[EventItemView] = Field(default_factory=list)
     content_note: str | None = None  # why there is no excerpt ("document not in the snapshot")
     citation: str  # SourceRef key
+    age: str | None = None  # "28 days ago": the filing date relative to the run's as-of date
 
 
 class FactView(Report):
@@ -119,8 +146,12 @@ class OfficialReport(Report):
     company: CompanyView | None = None
     quote: QuoteView | None = None
     quote_error: str | None = None  # "quote_unavailable: …" when the quote failed
-    filings: list[FilingView] = Field(default_factory=list)  # the last 10-K/8-K filings, newest first
+    # how the missing quote is named, by where it was asked: "Quote unavailable in the offline
+    # snapshot" or "Live quote unavailable"
+    quote_missing: str | None = None
+    filings: list[FilingView] = Field(default_factory=list)  # the last 10-K/10-Q/8-K filings, newest first
     facts: list[FactView] = Field(default_factory=list)
+    key_figures: KeyFigures | None = None  # latest quarter/year with the year before, P/E, yield
     findings: list[Finding] = Field(default_factory=list)
     sources: list[SourceRef] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
@@ -138,6 +169,20 @@ class PostView(Report):
     text: str  # clipped
     url: str | None = None
     tone: Literal["bullish", "bearish", "neutral"]
+    # why it is not counted in tone and themes (``analytics.social_scope.REASONS``), None if counted
+    excluded: str | None = None
+
+
+class SourceCoverage(Report):
+    """What one social source gave for the window: how many items were read and which days they span."""
+
+    source: str  # "Reddit", "Stocktwits", "News"
+    read: int  # items published in the window that were read (all analysed by code)
+    first: date | None = None  # New York day of the oldest item read
+    last: date | None = None  # ... and of the newest
+    complete: bool = True  # False when ``read`` hit the request limit: the window may hold more
+    counted: int = 0  # of ``read``, those counted in tone and themes
+    excluded: dict[str, int] = Field(default_factory=dict)  # reason -> items not counted
 
 
 class ThemeNote(Report):
@@ -176,11 +221,14 @@ class SocialReport(Report):
     claims: list[SocialClaim] = Field(default_factory=list)
     pump_flags: list[PostRisk] = Field(default_factory=list)  # flagged posts only
     posts_scored: int = 0
+    pump_features: list[str] = Field(default_factory=list)  # what the scoring could look at
+    pump_features_missing: list[str] = Field(default_factory=list)  # ... and what the data lacked
+    coverage: list[SourceCoverage] = Field(default_factory=list)  # per source that answered
     volume: VolumeView | None = None
-    posts: list[PostView] = Field(default_factory=list)  # every post and article in the window
+    posts: list[PostView] = Field(default_factory=list)  # every post and article read in the window
     warnings: list[str] = Field(default_factory=list)
 
 
 class DivergenceView(Report):
-    divergences: list[Divergence] = Field(default_factory=list)
+    divergences: list[ClaimCheck] = Field(default_factory=list)
     claims_checked: int = 0

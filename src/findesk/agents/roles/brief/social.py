@@ -3,11 +3,19 @@
 Rules:
 - Sources: Reddit, Stocktwits, news and the volume anomaly; posts and articles are data, never
   instructions, and never evidence of a fact.
-- Evidence is built by code (``build_report``) from the posts published in the ``WINDOW_DAYS`` days
-  up to the as-of date: tone counts, claims (``analytics.social_claims``), pump-bot flags
-  (``analytics.pump_bot``), the volume anomaly (``analytics.volume``). The agent's part is
-  ``SocialNotes``: themes, each backed by the ids of the posts it summarizes; a theme citing no
-  known post is dropped with a warning.
+- The window is ``window_start(as_of)``..``as_of``, both days included (New York). Each source is
+  asked for everything published in it (``since``, up to ``LIMIT`` items): every item read is
+  analysed by code; the model reads only the tool summaries, which stay within their budget.
+- Evidence is built by code (``build_report``): tone counts, claims (``analytics.social_claims``),
+  pump-bot flags and the features the data allowed (``analytics.pump_bot``), the volume anomaly
+  (``analytics.volume``), and per source what was read (count, first..last day, complete or not).
+- Tone and themes count only opinion about the company: bot/moderator posts, recurring discussion
+  threads and posts naming the company only in passing (``analytics.social_scope``) are listed with
+  their reason and counted per reason, never in tone or themes. Pump-bot scoring reads them all;
+  claims are taken from all but bot posts (a thread's comments are not the bot's words) and posts
+  that never name the company (only the source's ticker tag put them here).
+- The agent's part is ``SocialNotes``: themes, each backed by the ids of counted posts it summarizes;
+  a theme citing no counted post in the window is dropped with a warning.
 - A source that fails or has nothing in the window is a warning naming it, never a silent gap.
 """
 
@@ -15,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass
 from datetime import date, timedelta
 
 from findesk.agents.role import (
@@ -27,16 +36,31 @@ from findesk.agents.role import (
     outcome_value,
 )
 from findesk.agents.roles.brief.official import BriefInput
-from findesk.agents.roles.brief.reports import PostView, SocialNotes, SocialReport, ThemeNote, VolumeView
-from findesk.analytics.pump_bot import score_posts
+from findesk.agents.roles.brief.reports import (
+    PostView,
+    SocialNotes,
+    SocialReport,
+    SourceCoverage,
+    ThemeNote,
+    VolumeView,
+)
+from findesk.analytics.pump_bot import features, score_posts
 from findesk.analytics.social_claims import extract_claims, extract_news_claims
-from findesk.analytics.social_themes import count_tones, news_tone, post_tone, themes
-from findesk.core.dates import visible_at
+from findesk.analytics.social_scope import REASONS, Exclusion, exclusion
+from findesk.analytics.social_themes import ToneCounts, count_tones, news_tone, post_tone, themes
+from findesk.core.dates import new_york_day, published_since
 from findesk.data.models import Company, NewsItem, SocialPost
 from findesk.tools.market import VolumeCheck
+from findesk.tools.social import MAX_ITEMS
 from findesk.tools.summaries import clip
 
 WINDOW_DAYS = 30
+LIMIT = MAX_ITEMS  # per source; a window holding more is reported as "newest N read"
+
+
+def window_start(as_of: date) -> date:
+    """The window's first day (included): ``WINDOW_DAYS`` days before ``as_of``."""
+    return as_of - timedelta(days=WINDOW_DAYS)
 
 
 class SocialInput(BriefInput):
@@ -44,7 +68,6 @@ class SocialInput(BriefInput):
 
 
 POST_CHARS = 160
-LIMITS = {"reddit": 50, "stocktwits": 30, "news": 20}
 
 SYSTEM_PROMPT = (
     "You are a skeptical forum analyst on an advisor briefing desk. You read Reddit, Stocktwits and news "
@@ -57,29 +80,47 @@ SYSTEM_PROMPT = (
 
 
 def _stage_one(inputs: SocialInput, _: Outcomes) -> list[PlannedCall]:
-    s = inputs.symbol
+    window = {"symbol": inputs.symbol, "limit": LIMIT, "since": window_start(inputs.as_of).isoformat()}
     return [
-        PlannedCall("reddit", "get_reddit_posts", {"symbol": s, "limit": LIMITS["reddit"]}),
-        PlannedCall("stocktwits", "get_stocktwits_posts", {"symbol": s, "limit": LIMITS["stocktwits"]}),
-        PlannedCall("news", "get_news", {"symbol": s, "limit": LIMITS["news"]}),
-        PlannedCall("volume", "get_volume_anomaly", {"symbol": s}),
-        PlannedCall("company", "get_company", {"symbol": s}),
+        PlannedCall("reddit", "get_reddit_posts", window),
+        PlannedCall("stocktwits", "get_stocktwits_posts", window),
+        PlannedCall("news", "get_news", window),
+        PlannedCall("volume", "get_volume_anomaly", {"symbol": inputs.symbol}),
+        PlannedCall("company", "get_company", {"symbol": inputs.symbol}),
     ]
 
 
-def _items(outcomes: Outcomes, as_of: date) -> tuple[list[SocialPost], list[SocialPost], list[NewsItem]]:
-    start = as_of - timedelta(days=WINDOW_DAYS)
+@dataclass(frozen=True)
+class _Window:
+    """The items of each source published in the window, and why some are not counted (by id)."""
+
+    reddit: list[SocialPost]
+    twits: list[SocialPost]
+    news: list[NewsItem]
+    excluded: dict[str, Exclusion]
+
+    def counted(self) -> tuple[list[SocialPost], list[SocialPost], list[NewsItem]]:
+        def keep(items: list[SocialPost]) -> list[SocialPost]:
+            return [p for p in items if p.id not in self.excluded]
+
+        return keep(self.reddit), keep(self.twits), self.news
+
+
+def _window(outcomes: Outcomes, symbol: str, as_of: date) -> _Window:
+    # the tools were asked for the window already; a model's own call may have asked for more
+    start = window_start(as_of)
     reddit: list[SocialPost] = outcome_value(outcomes, "reddit") or []
     twits: list[SocialPost] = outcome_value(outcomes, "stocktwits") or []
     news: list[NewsItem] = outcome_value(outcomes, "news") or []
-
-    def recent(items: list[SocialPost]) -> list[SocialPost]:
-        return [p for p in items if not visible_at(p.published_at, start)]
-
-    return recent(reddit), recent(twits), [n for n in news if not visible_at(n.published_at, start)]
+    reddit = [p for p in reddit if published_since(p.published_at, start)]
+    twits = [p for p in twits if published_since(p.published_at, start)]
+    names = aliases(outcome_value(outcomes, "company"))
+    excluded = {p.id: why for p in [*reddit, *twits] if (why := exclusion(p, symbol, names)) is not None}
+    return _Window(reddit, twits, [n for n in news if published_since(n.published_at, start)], excluded)
 
 
 def compose_notes(reddit: list[SocialPost], twits: list[SocialPost], news: list[NewsItem]) -> SocialNotes:
+    """Lexicon themes over the posts and articles given (the counted ones of the window)."""
     texts = [(p.id, f"{p.title or ''} {p.text}") for p in [*reddit, *twits]]
     texts += [(n.id, f"{n.title} {n.summary or ''}") for n in news]
     total = len(texts)
@@ -88,12 +129,28 @@ def compose_notes(reddit: list[SocialPost], twits: list[SocialPost], news: list[
         notes.append(
             ThemeNote(
                 theme=t.theme,
-                summary=f"{t.mentions} of {total} posts and articles in the window touch on {t.theme}.",
+                summary=f"{t.mentions} of the {total} posts and articles counted touch on {t.theme}.",
                 post_ids=t.supporting_ids[:5],
                 mentions=t.mentions,
             )
         )
     return SocialNotes(themes=notes)
+
+
+def _coverage(
+    label: str, items: list[SocialPost] | list[NewsItem], excluded: dict[str, Exclusion]
+) -> SourceCoverage:
+    days = sorted(new_york_day(i.published_at) for i in items)
+    reasons = Counter(excluded[i.id] for i in items if i.id in excluded)
+    return SourceCoverage(
+        source=label,
+        read=len(items),
+        first=days[0] if days else None,
+        last=days[-1] if days else None,
+        complete=len(items) < LIMIT,
+        counted=len(items) - sum(reasons.values()),
+        excluded={REASONS[r]: reasons[r] for r in REASONS if r in reasons},
+    )
 
 
 _SUFFIX = re.compile(r"[,.]?\s+(inc|corp|corporation|co|ltd|plc|holdings|group|company|platforms)\.?$", re.I)
@@ -112,7 +169,7 @@ def aliases(company: Company | None) -> list[str]:
     return [n.title() if n.isupper() else n for n in found]
 
 
-def _post_view(p: SocialPost) -> PostView:
+def _post_view(p: SocialPost, excluded: Exclusion | None) -> PostView:
     where = f"r/{p.community}" if p.platform == "reddit" and p.community else p.platform
     return PostView(
         id=p.id,
@@ -123,6 +180,7 @@ def _post_view(p: SocialPost) -> PostView:
         text=clip(p.title or p.text, POST_CHARS),
         url=p.url,
         tone=post_tone(p),
+        excluded=REASONS[excluded] if excluded else None,
     )
 
 
@@ -138,47 +196,69 @@ def _news_view(n: NewsItem) -> PostView:
     )
 
 
+def _tones(views: list[PostView], platform: str) -> ToneCounts | None:
+    """Tone counts of the counted items of one platform (None when it has none)."""
+    tones = [v.tone for v in views if v.platform == platform and v.excluded is None]
+    return count_tones(tones) if tones else None
+
+
 def build_report(symbol: str, as_of: date, outcomes: Outcomes, notes: SocialNotes) -> SocialReport:
-    reddit, twits, news = _items(outcomes, as_of)
+    w = _window(outcomes, symbol, as_of)
+    start = window_start(as_of)
     warnings: list[str] = []
+    coverage: list[SourceCoverage] = []
     for key, got, label in (
-        ("reddit", reddit, "Reddit"),
-        ("stocktwits", twits, "Stocktwits"),
-        ("news", news, "News"),
+        ("reddit", w.reddit, "Reddit"),
+        ("stocktwits", w.twits, "Stocktwits"),
+        ("news", w.news, "News"),
     ):
         error = outcome_error(outcomes, key)
         if error is not None:
             warnings.append(f"{label} unavailable: {error}")
         elif not got:
-            warnings.append(f"{label}: nothing published in the {WINDOW_DAYS} days to {as_of.isoformat()}")
-    posts = [*reddit, *twits]
-    views = [_post_view(p) for p in posts] + [_news_view(n) for n in news]
-    known = {v.id for v in views}
+            warnings.append(f"{label}: nothing published {start.isoformat()}..{as_of.isoformat()}")
+        else:
+            coverage.append(_coverage(label, got, w.excluded))
+            if len(got) >= LIMIT:
+                warnings.append(f"{label}: only the newest {len(got):,} items of the window were read")
+    posts, news = [*w.reddit, *w.twits], w.news
+    views = [_post_view(p, w.excluded.get(p.id)) for p in posts] + [_news_view(n) for n in news]
+    counted = {v.id for v in views if v.excluded is None}
     kept = []
     for theme in notes.themes:
-        ids = [i for i in theme.post_ids if i in known]
+        ids = [i for i in theme.post_ids if i in counted]
         if ids:
             kept.append(theme.model_copy(update={"post_ids": ids, "mentions": max(theme.mentions, len(ids))}))
     if len(kept) < len(notes.themes):
-        warnings.append(f"{len(notes.themes) - len(kept)} theme(s) dropped: they cite no post in the window")
+        warnings.append(
+            f"{len(notes.themes) - len(kept)} theme(s) dropped: they cite no counted post in the window"
+        )
     volume: VolumeCheck | None = outcome_value(outcomes, "volume")
     if volume is None:
         warnings.append(f"Volume anomaly unavailable: {outcome_error(outcomes, 'volume')}")
     risks = score_posts(posts, as_of=as_of)
+    allowed = features(posts)
     names = aliases(outcome_value(outcomes, "company"))
-    claims = extract_claims(posts, symbol, aliases=names) + extract_news_claims(news, symbol, aliases=names)
+    # a bot's thread would pin its commenters' words on the bot; an unnamed post is not about the company
+    claimable = [p for p in posts if w.excluded.get(p.id) not in ("bot", "unnamed")]
+    claims = extract_claims(claimable, symbol, aliases=names) + extract_news_claims(
+        news, symbol, aliases=names
+    )
     return SocialReport(
         symbol=symbol,
-        window_start=as_of - timedelta(days=WINDOW_DAYS),
+        window_start=start,
         as_of=as_of,
-        reddit=count_tones([post_tone(p) for p in reddit]) if reddit else None,
-        subreddits=dict(Counter(p.community or "unknown" for p in reddit).most_common()),
-        stocktwits=count_tones([post_tone(p) for p in twits]) if twits else None,
-        news=count_tones([news_tone(n) for n in news]) if news else None,
+        reddit=_tones(views, "reddit"),
+        subreddits=dict(Counter(p.community or "unknown" for p in w.reddit).most_common()),
+        stocktwits=_tones(views, "stocktwits"),
+        news=_tones(views, "news"),
         themes=kept,
         claims=claims,
         pump_flags=[r for r in risks if r.flagged],
         posts_scored=len(risks),
+        pump_features=allowed.available,
+        pump_features_missing=allowed.missing,
+        coverage=coverage,
         volume=VolumeView(anomaly=volume.anomaly, source=volume.source.cite()) if volume else None,
         posts=views,
         warnings=warnings + list(notes.warnings),
@@ -186,18 +266,20 @@ def build_report(symbol: str, as_of: date, outcomes: Outcomes, notes: SocialNote
 
 
 def compose(inputs: SocialInput, outcomes: Outcomes) -> SocialNotes:
-    """Deterministic notes: lexicon themes over the posts and articles in the window."""
-    return compose_notes(*_items(outcomes, inputs.as_of))
+    """Deterministic notes: lexicon themes over the counted posts and articles of the window."""
+    return compose_notes(*_window(outcomes, inputs.symbol, inputs.as_of).counted())
 
 
 def _task(inputs: SocialInput) -> str:
-    start = (inputs.as_of - timedelta(days=WINDOW_DAYS)).isoformat()
+    start = window_start(inputs.as_of).isoformat()
     return (
-        f"Summarize what social media and the news say about {inputs.symbol} over the last {WINDOW_DAYS} "
-        "days, from the tool results above. Submit up to 5 themes; each has a one-sentence attributed "
-        "summary and the ids of the posts or articles behind it, copied from the '(id …)' marks in the "
-        f"tool results; only posts published on or after {start} count. Counts, claims, pump-bot flags and "
-        "the volume anomaly are computed by the desk; do not restate figures."
+        f"Summarize what social media and the news say about {inputs.symbol} from {start} to "
+        f"{inputs.as_of.isoformat()}, from the tool results above. Submit up to 5 themes; each has a "
+        "one-sentence attributed summary and the ids of the posts or articles behind it, copied from the "
+        f"'(id …)' marks in the tool results; only posts published on or after {start} count, and posts by "
+        "bots or moderators (AutoModerator), recurring discussion threads and posts that name the company "
+        "only in passing do not. Counts, claims, pump-bot flags and the volume anomaly are computed by the "
+        "desk; do not restate figures."
     )
 
 

@@ -4,7 +4,10 @@
  * Rules this file keeps:
  * - Never builds markup from strings: no innerHTML, outerHTML, insertAdjacentHTML, document.write or eval.
  *   Text goes in with textContent / text nodes. The one exception, a section's server-sanitized html, is
- *   parsed inert with DOMParser and copied through an allow-list walker (defence in depth).
+ *   parsed inert with DOMParser and copied through an allow-list walker (defence in depth). The walker
+ *   keeps links to absolute http(s) URLs, and ids and "#id" links only of the form source-N (footnotes).
+ * - A request refused or a run that fails leaves no section "waiting…": each says it was not produced and why.
+ * - The Warnings panel ends with the briefing's own warnings, so its count is the audit's.
  * - Talks only to this origin (/v1/...); loads nothing from anywhere else.
  * - The API key lives in sessionStorage only; the history lives in localStorage only and is never sent.
  * - Every event kind has exactly one handler in HANDLERS: `function on_<kind>(d, ev)` reads the payload
@@ -18,6 +21,15 @@
 "use strict";
 
 const SECTION_NAMES = ["snapshot", "business", "events", "risks", "social", "divergences", "audit"];
+const SECTION_TITLE = {
+  snapshot: "Snapshot",
+  business: "Business snapshot",
+  events: "Material events",
+  risks: "Top risks",
+  social: "Social signal (UNVERIFIED)",
+  divergences: "Divergences",
+  audit: "Sources and audit",
+};
 const HISTORY_KEY = "findesk.history";
 const HISTORY_MAX = 50;
 const API_KEY_KEY = "findesk.api_key";
@@ -39,6 +51,8 @@ const UNWRAP_TAGS = new Set([
   "tfoot", "colgroup", "hr", "wbr", "bdi", "bdo", "big", "tt", "nobr",
 ]);
 const SAFE_CLASS_RE = /^[A-Za-z0-9_-]{1,40}$/;
+// The one kind of id and same-page link kept from section html: "[n]" markers and their source entries.
+const SOURCE_ID_RE = /^source-[0-9]{1,4}$/;
 const LINK_REL = "noopener noreferrer nofollow";
 const MAX_DEPTH = 40;
 
@@ -173,8 +187,14 @@ function copy_attributes(src, dst, tag) {
   if (classes.length) dst.className = classes.join(" ");
   if (src.hasAttribute("title")) dst.title = clip(str(src.getAttribute("title")), 500);
   if (tag === "details" && src.hasAttribute("open")) dst.open = true;
+  if (SOURCE_ID_RE.test(str(src.getAttribute("id")))) dst.id = str(src.getAttribute("id"));
   if (tag === "a") {
-    const href = safe_href(src.getAttribute("href"));
+    const raw = str(src.getAttribute("href"));
+    if (raw.charAt(0) === "#" && SOURCE_ID_RE.test(raw.slice(1))) {
+      dst.setAttribute("href", raw); // a footnote: stays on this page, in this tab
+      return;
+    }
+    const href = safe_href(raw);
     if (href) {
       dst.href = href;
       dst.rel = LINK_REL;
@@ -364,7 +384,7 @@ function on_done(d, ev) {
 function on_error(d, ev) {
   state.finished = true;
   show_error(d.code, d.message);
-  mark_missing_sections("not produced: the run stopped");
+  mark_missing_sections("not produced: the run failed (" + (str(d.code) || "error") + ")");
   close_pending("stopped");
   set_status("stopped: " + str(d.code));
 }
@@ -387,9 +407,9 @@ window.findesk = { handled: Object.keys(HANDLERS) };
 // ---------------------------------------------------------------- the briefing header and sections
 
 function show_briefing(r) {
+  $("data-line").textContent = str(r.data_line);
   $("headline").textContent = str(r.headline) || str(r.symbol) + " briefing";
-  const as_of = str(r.as_of) ? " (as of " + str(r.as_of) + ")" : "";
-  $("summary").textContent = str(r.summary) + as_of;
+  $("summary").textContent = str(r.summary); // the data line above states the date
   if (str(r.disclaimer)) $("disclaimer").textContent = str(r.disclaimer);
   state.briefing = {
     symbol: str(r.symbol),
@@ -397,6 +417,43 @@ function show_briefing(r) {
     headline: str(r.headline),
     run_id: str(r.audit && r.audit.run_id),
   };
+  // The briefing's own warnings replace the ones streamed: the panel and the audit say the same count.
+  show_warnings(r.audit && Array.isArray(r.audit.warnings) ? r.audit.warnings : []);
+  show_question(r.question, Array.isArray(r.sources) ? r.sources : []);
+}
+
+// The client's question and where the briefing answers it; [n] links to the source list entry.
+function show_question(answer, sources) {
+  const box = $("client-question");
+  if (!answer || typeof answer !== "object") {
+    box.hidden = true;
+    return;
+  }
+  const rows = (Array.isArray(answer.points) ? answer.points : []).map((point) => {
+    const li = el("li");
+    li.appendChild(el("strong", SECTION_TITLE[str(point.section)] || str(point.section)));
+    li.appendChild(document.createTextNode(": " + str(point.text)));
+    for (const key of Array.isArray(point.citations) ? point.citations : []) {
+      const n = sources.findIndex((s) => s && s.key === key) + 1;
+      if (n < 1) continue;
+      const a = el("a", "[" + n + "]", "cite");
+      a.href = "#source-" + n;
+      li.append(" ", a);
+    }
+    return li;
+  });
+  $("client-question-text").textContent = "“" + str(answer.question) + "”";
+  $("client-question-points").replaceChildren(...rows);
+  const note = $("client-question-note");
+  note.textContent = str(answer.note);
+  note.className = answer.addressed ? "muted" : "message";
+  box.hidden = false;
+}
+
+function show_warnings(messages) {
+  $("warnings").replaceChildren(...messages.map((m) => el("li", str(m))));
+  state.warnings = messages.length;
+  $("warning-count").textContent = "(" + state.warnings.toLocaleString("en-US") + ")";
 }
 
 function section_box(name, title) {
@@ -424,8 +481,10 @@ function mark_missing_sections(why) {
 function reset_view() {
   $("error").hidden = true;
   $("error").replaceChildren();
+  $("data-line").textContent = "";
   $("headline").textContent = "Working…";
   $("summary").textContent = "";
+  $("client-question").hidden = true;
   for (const name of SECTION_NAMES) {
     const box = $("section-" + name);
     box.dataset.state = "waiting";
@@ -570,6 +629,8 @@ async function show_http_error(response) {
   if (response.status === 429 && retry) message += " Try again in " + retry + " s.";
   show_error(code, message);
   set_status("stopped: " + code);
+  // The request never became a run: no section will come, and each says why instead of "waiting…".
+  mark_missing_sections("not produced: the server refused the request (" + code + ")");
 }
 
 async function get_json(url) {
@@ -654,6 +715,8 @@ async function start_run(event) {
       set_status("stopped");
     } else {
       show_error("network", "Could not reach the server: " + str(err && err.message));
+      mark_missing_sections("not produced: the server could not be reached");
+      close_pending("no result");
       set_status("stopped: network error");
     }
   } finally {
@@ -777,6 +840,7 @@ async function replay(item) {
     set_status("replayed run " + item.run_id + " (" + plural(events.length, "event") + ")");
   } catch (err) {
     show_error("network", "Could not load the run: " + str(err && err.message));
+    mark_missing_sections("not loaded: the server could not be reached");
     set_status("stopped: network error");
   } finally {
     state.replaying = false;
