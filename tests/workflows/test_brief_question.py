@@ -94,3 +94,13 @@ def test_valuation_and_earnings_date_questions_get_only_their_lines(brief_run: B
     b = brief_run("AAPL", question="When is the next earnings date?").briefing
     assert b.question is not None and b.question.topics == ["earnings dates"]  # not also "figures"
     assert b.question.points[0].text.startswith("Next earnings date: not known at this date")
+
+
+def test_markup_in_the_question_is_shown_as_text_in_every_format(brief_run: BriefRun) -> None:
+    q = "<script>alert(1)</script><img src=x onerror=alert(2)> What are the risks? [x](javascript:alert(3))"
+    b = brief_run("AAPL", question=q).briefing
+    page = to_html(b)
+    assert "<script>alert" not in page and "<img src=x" not in page and 'href="javascript' not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    md = to_markdown(b)
+    assert "> \\<script\\>alert(1)\\</script\\>" in md and "](javascript" not in md.replace("\\](", "")
