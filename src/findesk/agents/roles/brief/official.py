@@ -254,19 +254,8 @@ def quote_missing_label(outcomes: Outcomes) -> str:
 def _range_view(r: PriceRange | None) -> RangeView | None:
     if r is None:
         return None
-    return RangeView(
-        low=r.low,
-        low_date=r.low_date,
-        high=r.high,
-        high_date=r.high_date,
-        start=r.start,
-        end=r.end,
-        sessions=r.sessions,
-        complete=r.complete,
-        split_adjusted=r.split_adjusted,
-        source=r.source.cite() + (f" ({r.source.note})" if r.source.note else ""),
-        notes=list(r.notes),
-    )
+    fields = r.model_dump(include=set(RangeView.model_fields) - {"source"})
+    return RangeView(**fields, source=r.source.cite() + (f" ({r.source.note})" if r.source.note else ""))
 
 
 def _filing_views(outcomes: Outcomes, as_of: date | None = None) -> list[FilingView]:
@@ -326,20 +315,7 @@ def _fact_views(
                         age=_age(fig.filed, as_of),
                     ),
                 )
-        f = c.current
-        views.append(
-            FactView(
-                metric=c.metric,
-                concept=f.concept,
-                value=f.value,
-                unit=f.unit,
-                period_start=f.period_start,
-                period_end=f.period_end,
-                form=f.form,
-                filed=f.filed,
-                citation=f.citation,
-            )
-        )
+        views.append(FactView(metric=c.metric, **c.current.model_dump(include=set(FactView.model_fields))))
     return views
 
 
