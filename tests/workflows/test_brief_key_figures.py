@@ -72,3 +72,23 @@ def test_the_stored_earnings_8k_is_excerpted(brief_run: BriefRun) -> None:
     assert kf is not None and kf.earnings_release is not None
     assert kf.earnings_release.text.startswith("8-K filed 2024-10-31, Item 2.02: ")
     assert kf.earnings_release.citation and "sec.gov" in kf.earnings_release.citation
+
+
+def test_one_screen_key_figures_take_one_line_each_with_the_growth_visible_at_80_columns(
+    brief_run: BriefRun,
+) -> None:
+    import io
+
+    from rich.console import Console
+
+    from findesk.interfaces.cli.brief_view import draw
+
+    b = brief_run("AAPL").briefing
+    console = Console(file=io.StringIO(), width=80, color_system=None, emoji=False, highlight=False)
+    draw(console, b)
+    lines = console.file.getvalue().splitlines()  # type: ignore[attr-defined]
+    rows = [line for line in lines if line.startswith(("Revenue, ", "Diluted EPS, "))]
+    assert len(rows) == 4 and all(len(r) <= 80 for r in rows)
+    assert rows[0].startswith("Revenue, latest reported quarter: 94,036,000,000 USD, +9.6% y/y")
+    n = b.source_number(b.business.key_figures.comparisons[0].current.citation)  # type: ignore[union-attr]
+    assert rows[0].endswith(f"[{n}]")  # the citation stays visible when the line is clipped

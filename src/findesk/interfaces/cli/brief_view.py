@@ -165,10 +165,13 @@ def _business(console: Console, b: Briefing, details: bool) -> None:
     else:
         for f in s.findings:
             _put(console, f"{escape(f.claim)} {_cite(b, f.citation)}")
-    if s.key_figures is not None:
-        # Key figures belong on the one screen: the short form drops only the computation's inputs.
+    if s.key_figures is not None and details:
         for text, cites in txt.key_figure_lines(s.key_figures, details):
             _put(console, f"  {escape(text)} {' '.join(_cite(b, c) for c in cites)}".rstrip())
+    elif s.key_figures is not None:
+        # Key figures belong on the one screen, one line each: figures first, clipped at the period.
+        for text, cites in txt.key_figure_short_lines(s.key_figures):
+            _clipped(console, text, " ".join(_cite(b, c) for c in cites))
     elif details:
         for fact in s.facts:
             _put(console, f"  {escape(txt.fact_text(fact))} {_cite(b, fact.citation)}")

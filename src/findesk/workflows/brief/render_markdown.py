@@ -208,6 +208,21 @@ def _kf_computed(name: str, c: Computed | None, value: str, details: bool) -> tu
     return f"{name}: {value} ({how})", list(dict.fromkeys(f.citation for f in c.inputs))
 
 
+def key_figure_short_lines(k: KeyFigures) -> list[tuple[str, list[str]]]:
+    """The key figures for one line each (the terminal's one screen): value and growth first, so a
+    narrow terminal clips the period and filing, never the figures."""
+    lines: list[tuple[str, list[str]]] = [(k.missing, [])] if k.missing else []
+    for c in k.comparisons:
+        cur = c.current
+        text = f"{_KF_LABELS[(c.metric, c.period)]}: {exact(cur.value)} {cur.unit}"
+        if c.growth_pct is not None:
+            text += f", {c.growth_pct:+.1f}% y/y (computed)"
+        text += f" · {cur.period_start.isoformat()}..{cur.period_end.isoformat()}, {cur.form or 'filing'}"
+        text += f" filed {cur.filed.isoformat()}"
+        lines.append((text, [cur.citation]))
+    return lines + key_figure_lines(k, details=False)[len(lines) :]
+
+
 def key_figure_lines(k: KeyFigures, details: bool = True) -> list[tuple[str, list[str]]]:
     """The key figures as lines of text with the source keys each one cites (every renderer's text)."""
     if k.missing:
