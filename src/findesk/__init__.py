@@ -4,7 +4,11 @@ Every figure is computed by code from dated, cited data; the offline snapshot an
 answer through the same typed models.
 """
 
-__version__ = "0.1.0"
+from findesk.core.version import VERSION
+
+__version__ = VERSION
+
+__all__ = ["__version__", "brief"]
 
 
 def __getattr__(name: str) -> object:

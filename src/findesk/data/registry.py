@@ -15,9 +15,9 @@ from collections.abc import Callable
 
 import httpx
 
-from findesk import __version__
 from findesk.core.config import Settings
 from findesk.core.result import Err, ErrorCode, Ok, Result
+from findesk.core.version import VERSION
 from findesk.data.context import DataContext
 from findesk.data.http import HttpClient
 from findesk.data.router import DataRouter
@@ -101,7 +101,7 @@ class VendorFactory:
         if self._http is None:
             self._http = HttpClient(
                 self.settings.http,
-                user_agent=f"findesk/{__version__}",
+                user_agent=f"findesk/{VERSION}",
                 cache_dir=self.settings.cache_dir / "http",
                 transport=self._transport,
             )
