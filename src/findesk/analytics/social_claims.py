@@ -192,12 +192,16 @@ def _event_claims(sentence: str) -> Iterator[tuple[str, int]]:
             yield kind, found.end()
 
 
+_DIGIT = re.compile(r"\d")
 _Figure = tuple[str, float, Literal["USD", "USD/shares", "percent"], Literal["revenue", "eps"] | None, int]
 
 
 def _figures(sentence: str, subject: _Subject) -> Iterator[_Figure]:
     def clean(found: re.Match[str]) -> bool:  # a figure's gap may hold the hedge: "revenue will be $6.7B"
         return asserted(found, with_match=True)
+
+    if not _DIGIT.search(sentence):  # every figure rule needs a number: most sentences have none
+        return
 
     for pattern in REVENUE_RULES:
         for found in pattern.finditer(sentence):
