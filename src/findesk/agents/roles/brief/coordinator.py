@@ -50,7 +50,8 @@ SYSTEM_PROMPT = (
     "one-line headline and a 2-4 sentence summary an advisor can read before a client call. Use only "
     "figures that appear in the reports, exactly as written. State official facts first; call social "
     "content unverified and attribute it. Only contradicted claims are divergences: state how many (or that "
-    "there are none); a claim that could not be checked is not a divergence. Never give investment "
+    "there are none); a claim that could not be checked is not a divergence. A quote whose basis is not "
+    "as_traded is a split/dividend-adjusted level: never call it a close. Never give investment "
     "advice, buy/sell/hold views, price targets or allocations."
 )
 
