@@ -171,13 +171,14 @@ async def run_briefing(
 async def _unknown_symbol(tools: ToolContext, ticker: str) -> Err | None:
     """``not_found`` when no source knows the ticker at all (no company record and no price): a
     briefing of nothing but errors would read as if the company existed and the desk had failed."""
-    company, quote = await asyncio.gather(
-        tools.router.company(ticker, tools.as_of), tools.router.quote(ticker, tools.as_of)
-    )
-    if isinstance(company, Ok) or isinstance(quote, Ok):
-        return None
-    if company.code is not ErrorCode.NOT_FOUND or quote.code is not ErrorCode.NOT_FOUND:
+    # the company lookup is a cached directory read; the quote is asked only when it knows nothing,
+    # so a known ticker costs the briefing no extra market-data call
+    company = await tools.router.company(ticker, tools.as_of)
+    if isinstance(company, Ok) or company.code is not ErrorCode.NOT_FOUND:
         return None  # a source that failed or has no data is a warning in the briefing, not "unknown"
+    quote = await tools.router.quote(ticker, tools.as_of)
+    if isinstance(quote, Ok) or quote.code is not ErrorCode.NOT_FOUND:
+        return None
     return Err(
         ErrorCode.NOT_FOUND,
         f"{ticker} is not a US listing known to the data sources ({tools.context.describe()}): no company "
