@@ -73,7 +73,7 @@ from findesk.analytics.claim_periods import (
     year_end_month,
 )
 from findesk.analytics.social_claims import SocialClaim
-from findesk.data.formats.sec import archives_url
+from findesk.data.formats.sec import fact_link
 from findesk.data.formats.sec_forms import EIGHT_K_ITEMS
 from findesk.data.models import Fact, MaterialEvent
 
@@ -154,13 +154,6 @@ def reason_counts(checks: Sequence[ClaimCheck]) -> dict[Reason, int]:
 
 def _num(value: float) -> str:
     return f"{int(value):,}" if value.is_integer() and abs(value) < 1e18 else f"{value:,}"
-
-
-def _cite_fact(fact: Fact) -> str:
-    if fact.accession_number:
-        accession = fact.accession_number
-        return archives_url(fact.cik, accession, f"{accession}-index.htm")
-    return fact.source.cite()
 
 
 def _before(day: date, days_back: int) -> date:
@@ -321,10 +314,10 @@ def _check_figure(
     if fitting:
         best = min(fitting, key=lambda f: abs(claim.value - f.value) / abs(f.value))  # type: ignore[operator]
         text = f"{said}; it matches {scope.describe(best)} (within {tol * 100:g}%)."
-        return _check(claim, "consistent", text, [_cite_fact(best)])
+        return _check(claim, "consistent", text, [fact_link(best)])
     shown = "; ".join(scope.describe(f) for f in scope.found)
     text = f"{said}. {scope.about()}: {shown}; none is within {tol * 100:g}% of it."
-    return _check(claim, "contradicted", text, [_cite_fact(f) for f in scope.found])
+    return _check(claim, "contradicted", text, [fact_link(f) for f in scope.found])
 
 
 def _year_before(fact: Fact, given: Sequence[Fact]) -> Fact | None:
@@ -352,7 +345,7 @@ def _growth_rows(scope: _Scope) -> list[tuple[float, str, list[str]]]:
             f"({_filed(fact)}) vs {describe_period(prior, scope.fy_month)} {_amount(prior)} "
             f"({_filed(prior)}): {growth:.1f}% year over year (computed)"
         )
-        rows.append((growth, text, [_cite_fact(fact), _cite_fact(prior)]))
+        rows.append((growth, text, [fact_link(fact), fact_link(prior)]))
     return rows
 
 

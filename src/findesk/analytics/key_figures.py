@@ -45,7 +45,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from findesk.data.formats.sec import archives_url
+from findesk.data.formats.sec import fact_link
 from findesk.data.models import EarningsCalendar, EarningsEvent, Fact
 
 Metric = Literal["revenue", "eps", "dividend"]
@@ -184,12 +184,6 @@ def _ending_near(values: Iterable[Fact], end: date, length: int, slack: int = YE
     return min(fitting, key=lambda f: abs((f.period_end - end).days), default=None)
 
 
-def fact_citation(f: Fact) -> str:
-    if f.accession_number:
-        return archives_url(f.cik, f.accession_number, f"{f.accession_number}-index.htm")
-    return f.source.cite()
-
-
 def figure(f: Fact) -> Figure:
     assert f.period_start is not None
     return Figure(
@@ -201,7 +195,7 @@ def figure(f: Fact) -> Figure:
         form=f.form,
         filed=f.filed,
         accession_number=f.accession_number,
-        citation=fact_citation(f),
+        citation=fact_link(f),
     )
 
 

@@ -20,7 +20,7 @@ from pydantic import BeforeValidator, Field, StringConstraints
 
 from findesk.analytics.key_figures import period_kind
 from findesk.core.result import Err, ErrorCode, Ok, Result
-from findesk.data.formats.sec import archives_url, edgar_search_url
+from findesk.data.formats.sec import filing_index_url, filing_link
 from findesk.data.models import Fact, Filing, FilingSection, MaterialEvent
 from findesk.tools.args import POINT_IN_TIME, QUOTE_RULE, Ticker, ToolArgs
 from findesk.tools.base import Tool, ToolContext
@@ -60,7 +60,7 @@ def _filing_line(f: Filing, with_url: bool) -> str:
     period = f" period {f.report_date.isoformat()}" if f.report_date else ""
     items = f" items {', '.join(f.items)}" if f.items else ""
     refs = [f.accession_number, f.url if with_url or not f.accession_number else None]
-    where = " ".join(r for r in refs if r) or edgar_search_url(f.cik, f.form, f.filing_date)
+    where = " ".join(r for r in refs if r) or filing_link(f)
     return f"- {f.filing_date.isoformat()} {f.form}{period}{items}: {where}"
 
 
@@ -327,8 +327,7 @@ def summarize_facts(facts: list[Fact]) -> str:
     more = len(facts) - len(shown)
     filings = sorted({(f.accession_number, f.form, f.filed) for f in shown if f.accession_number})
     cites = [
-        f"{acc} = {form or 'filing'} filed {filed.isoformat()}: "
-        f"{archives_url(first.cik, acc, f'{acc}-index.htm')}"
+        f"{acc} = {form or 'filing'} filed {filed.isoformat()}: {filing_index_url(first.cik, acc)}"
         for acc, form, filed in filings
         if acc is not None
     ]

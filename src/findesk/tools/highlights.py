@@ -20,7 +20,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from findesk.core.result import Err, ErrorCode, Ok, Result
-from findesk.data.formats.sec import edgar_search_url, search_note
+from findesk.data.formats.sec import filing_link, search_note
 from findesk.data.models import FilingSection
 from findesk.knowledge.filings.highlights import RiskFactor, business_summary, risk_factors
 from findesk.tools.args import QUOTE_RULE, SymbolArgs, Ticker, ToolArgs
@@ -41,7 +41,7 @@ class SectionCite(BaseModel):
 
 
 def section_cite(s: FilingSection) -> SectionCite:
-    url = s.url or edgar_search_url(s.cik, s.form, s.filing_date)
+    url = filing_link(s)
     return SectionCite(
         key=f"{url}#item-{s.item.lower()}",
         label=f"{s.ticker} {s.form} filed {s.filing_date.isoformat()}, Item {s.item} ({s.title})"

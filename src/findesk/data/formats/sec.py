@@ -20,7 +20,7 @@ import io
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.formats.sec_forms import EIGHT_K_ITEMS, base_form
@@ -55,6 +55,28 @@ def archives_url(cik: int, accession: str, primary_document: str) -> str:
 def filing_index_url(cik: int, accession: str) -> str:
     """The filing's EDGAR index page: needs only the CIK and accession (not the document's name)."""
     return archives_url(cik, accession, f"{accession}-index.htm")
+
+
+class _Filed(Protocol):
+    @property
+    def url(self) -> str | None: ...
+    @property
+    def cik(self) -> int: ...
+    @property
+    def form(self) -> str: ...
+    @property
+    def filing_date(self) -> date: ...
+
+
+def filing_link(filed: _Filed) -> str:
+    """How a filing (or an 8-K item, or a section of one) is cited: its own URL, else EDGAR's filing
+    search for its CIK, form and date; never a local path."""
+    return filed.url or edgar_search_url(filed.cik, filed.form, filed.filing_date)
+
+
+def fact_link(fact: Fact) -> str:
+    """How an XBRL fact is cited: its filing's EDGAR index page, else the data file it came from."""
+    return filing_index_url(fact.cik, fact.accession_number) if fact.accession_number else fact.source.cite()
 
 
 def edgar_search_url(cik: int, form: str, filed: date) -> str:

@@ -47,7 +47,7 @@ from findesk.analytics.key_figures import CONCEPTS, KeyFigures, Metric, Note, co
 from findesk.analytics.key_figures import key_figures as figures_of
 from findesk.core.dates import age_phrase
 from findesk.core.result import Err
-from findesk.data.formats.sec import edgar_search_url, search_note
+from findesk.data.formats.sec import filing_link, search_note
 from findesk.data.formats.sec_forms import EIGHT_K_ITEMS
 from findesk.data.models import (
     Company,
@@ -131,7 +131,7 @@ def _stage_two(inputs: BriefInput, outcomes: Outcomes) -> list[PlannedCall]:
 
 def filing_key(f: Filing) -> str:
     """A filing's citation: its sec.gov URL, else EDGAR's search for its form and date (never a path)."""
-    return f.url or edgar_search_url(f.cik, f.form, f.filing_date)
+    return filing_link(f)
 
 
 def _filing_label(f: Filing) -> str:
@@ -339,7 +339,7 @@ def _earnings_release(outcomes: Outcomes, events: list[MaterialEvent], as_of: da
         if not read:
             return Note(text="not available: no 8-K is on record in this data")
         return Note(text=f"not available: none of the {read} newest 8-Ks on record has Item 2.02 (results)")
-    key = release.url or edgar_search_url(release.cik, release.form, release.filing_date)
+    key = filing_link(release)
     filed = release.filing_date.isoformat()
     sections: list[FilingSection] = outcome_value(outcomes, f"8k:{release.accession_number}") or []
     text = next((s.text for s in sections if s.item == "2.02"), None)
@@ -410,7 +410,7 @@ def build_report(
         why = outcome_error(outcomes, "events")
         warnings.append(f"8-K items unavailable (social claims not checked against them): {why}")
     for e in events:
-        key = e.url or edgar_search_url(e.cik, e.form, e.filing_date)
+        key = filing_link(e)
         sources.setdefault(
             key,
             SourceRef(

@@ -54,9 +54,8 @@ class _Stored:
 class SecStore:
     def __init__(self, files: SnapshotFiles) -> None:
         self.files = files
-        # re-entrant: a loader run under ``_once`` may itself need another per-CIK value
-        self._lock = threading.RLock()
-        self._per_cik: dict[tuple[str, int], Any] = {}
+        self._lock = threading.Lock()  # per-company loads run outside it (``_once``)
+        self._per_cik: dict[tuple[str, int], Lazy[Any]] = {}
         self._tickers = Lazy(self._load_tickers)
         self._index = Lazy(self._load_index)
         self._nasdaq = Lazy(lambda: self._load_symbol_csv(NASDAQ_META, "symbol"))
@@ -232,10 +231,11 @@ class SecStore:
         )
 
     def _once(self, key: tuple[str, int], load: Callable[[], T]) -> T:
+        """``load()`` once per key. Only the lookup holds the store's lock: one company's first load
+        never blocks another company, and a loader may itself ask for another key."""
         with self._lock:
-            if key not in self._per_cik:
-                self._per_cik[key] = load()
-            return self._per_cik[key]  # type: ignore[no-any-return]
+            lazy = self._per_cik.setdefault(key, Lazy(load))
+        return lazy.get()  # type: ignore[no-any-return]
 
     def _cik(self, ticker: str) -> int | None:
         entry = self._tickers.get().get(ticker)
@@ -319,10 +319,8 @@ class SecStore:
     def _linked(self, filing: Filing) -> Filing:
         """A stored filing whose accession nothing records is linked to EDGAR's filing search for its
         CIK, form and date (the filing is the top row there): never cited by its local path."""
-        if filing.url is not None:
-            return filing
-        return filing.model_copy(
-            update={"url": fmt.edgar_search_url(filing.cik, filing.form, filing.filing_date)}
+        return (
+            filing if filing.url is not None else filing.model_copy(update={"url": fmt.filing_link(filing)})
         )
 
     def _periodic(self, cik: int, ticker: str) -> list[Filing]:

@@ -129,10 +129,10 @@ class SocialStore:
         if limit < 1:
             return Err(ErrorCode.INVALID_INPUT, f"limit must be at least 1, got {limit}", SOURCE)
         streams = self._stocktwits.get()
-        spans = [(sym, _days(posts, as_of)) for sym, (_, posts) in sorted(streams.items())]
-        held = "; ".join(f"{sym} ({span})" for sym, span in spans if span)
-        held = f"messages up to that date only for {held}" if held else "no message up to that date"
-        if symbol not in streams:
+        if symbol not in streams:  # say what the snapshot does hold, up to as_of (built only here)
+            spans = [(sym, _days(posts, as_of)) for sym, (_, posts) in sorted(streams.items())]
+            held = "; ".join(f"{sym} ({span})" for sym, span in spans if span)
+            held = f"messages up to that date only for {held}" if held else "no message up to that date"
             return Err(
                 ErrorCode.NO_DATA,
                 f"the snapshot has no Stocktwits stream for {symbol} on or before {as_of.isoformat()}; "
