@@ -104,3 +104,24 @@ def test_markup_in_the_question_is_shown_as_text_in_every_format(brief_run: Brie
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     md = to_markdown(b)
     assert "> \\<script\\>alert(1)\\</script\\>" in md and "](javascript" not in md.replace("\\](", "")
+
+
+def test_form_names_with_a_dash_match_after_folding(brief_run: BriefRun) -> None:
+    b = brief_run("AAPL", question="Summarize the latest 8-K").briefing
+    assert b.question is not None and b.question.topics == ["filings and events"]
+
+
+def test_the_business_topic_never_rides_along_with_another_topic(brief_run: BriefRun) -> None:
+    # "do" and "does" are business words; they must not put the 10-K business text in front
+    b = brief_run("AAPL", question="What do people say on Reddit?").briefing
+    assert b.question is not None and b.question.topics == ["social posts"]
+    b = brief_run("AAPL", question="Does the stock trade high volume?").briefing
+    assert b.question is not None and b.question.topics == ["the quote"]
+
+
+def test_a_price_question_keeps_the_adjusted_label(brief_run: BriefRun) -> None:
+    from datetime import date
+
+    b = brief_run("TSLA", at=date(2022, 1, 21), question="What was the price?").briefing
+    assert b.question is not None
+    assert b.question.points[0].text.startswith("split/dividend-adjusted price 314.63 USD (not the as-traded")

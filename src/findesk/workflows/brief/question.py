@@ -19,7 +19,13 @@ from collections.abc import Callable
 
 from findesk.guardrails.text_fold import fold
 from findesk.workflows.brief.models import AnswerPoint, Briefing, ClientAnswer, section_title
-from findesk.workflows.brief.render_markdown import exact, key_figure_lines
+from findesk.workflows.brief.render_markdown import (
+    exact,
+    filing_head,
+    key_figure_lines,
+    quote_lines,
+    window_line,
+)
 
 _MAX_POINTS = 3
 
@@ -30,7 +36,7 @@ _Extract = Callable[[Briefing], list[AnswerPoint]]
 def _words(listed: str) -> re.Pattern[str]:
     """Whole-word (or, for CJK, substring) alternatives separated by "|", matched on the folded
     question."""
-    alternatives = listed.split("|")
+    alternatives = [fold(a) for a in listed.split("|")]  # the question is folded: "8-K" reads "8 k"
     latin = [a for a in alternatives if a.isascii()]
     other = [a for a in alternatives if not a.isascii()]
     parts = [rf"\b(?:{'|'.join(re.escape(a) for a in latin)})\b"] if latin else []
@@ -89,39 +95,23 @@ def _business(b: Briefing) -> list[AnswerPoint]:
 
 
 def _quote(b: Briefing) -> list[AnswerPoint]:
-    q = b.snapshot.quote
-    if q is None:
-        return []
-    change = f" ({q.change_pct:+.2f}%)" if q.change_pct is not None else ""
-    volume = f", volume {q.volume:,}" if q.volume is not None else ""
-    text = (
-        f"{b.symbol} last price {q.price:,.2f} {q.currency}{change} on {q.session_date.isoformat()}{volume}"
-    )
-    return [AnswerPoint(section="snapshot", text=text)]
+    # the Snapshot's own lines: an adjusted level stays labelled as one, never a close
+    return [AnswerPoint(section="snapshot", text=line) for line in quote_lines(b)[:2]]
 
 
 def _events(b: Briefing) -> list[AnswerPoint]:
-    points = []
-    for f in b.events.filings[:_MAX_POINTS]:
-        items = "; ".join(f"Item {i.item} {i.title}" for i in f.items)
-        head = f"{f.form} filed {f.filing_date.isoformat()}"
-        text = f"{head}: {items}" if items else head
-        points.append(AnswerPoint(section="events", text=text, citations=[f.citation]))
-    return points
+    return [
+        AnswerPoint(section="events", text=filing_head(f), citations=[f.citation])
+        for f in b.events.filings[:_MAX_POINTS]
+    ]
 
 
 def _social(b: Briefing) -> list[AnswerPoint]:
     r = b.social.report
     if not r.posts:
         return []
-    points = [
-        AnswerPoint(
-            section="social",
-            text=f"[UNVERIFIED] {len(r.posts)} posts and articles {r.window_start.isoformat()}.."
-            f"{r.as_of.isoformat()}; themes: " + (", ".join(t.theme for t in r.themes[:3]) or "none"),
-        )
-    ]
-    return points
+    themes = ", ".join(t.theme for t in r.themes[:3]) or "none"
+    return [AnswerPoint(section="social", text=f"[UNVERIFIED] {window_line(r)}; themes: {themes}")]
 
 
 def _divergences(b: Briefing) -> list[AnswerPoint]:
@@ -244,13 +234,15 @@ def answer_question(question: str | None, b: Briefing) -> ClientAnswer | None:
     topics: list[str] = []
     points: list[AnswerPoint] = []
     empty: list[str] = []
+    matched = []
     for topic, title, words, extract in _TOPICS:
-        if not words.search(folded):
-            continue
-        # a specific topic's words are used up: "next earnings date" is not also a figures question
-        folded = words.sub(" ", folded)
-        if topic == "business" and topics:
-            continue  # "what does the company say about risk" is about risk, not the business line
+        if words.search(folded):
+            # a specific topic's words are used up: "next earnings date" is not also a figures question
+            folded = words.sub(" ", folded)
+            matched.append((topic, title, extract))
+    if len(matched) > 1:  # "what does the company say about risk" is about risk, not the business line
+        matched = [m for m in matched if m[0] != "business"]
+    for topic, title, extract in matched:
         topics.append(topic)
         found = extract(b)
         if found:
