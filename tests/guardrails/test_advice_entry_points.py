@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from advice_request_table import ISSUE_12
 
-from findesk.core.result import Err, ErrorCode
+from findesk.core.result import Err, ErrorCode, Ok
 from findesk.workflows.brief.run import check_input
 
 
@@ -48,3 +48,9 @@ def test_cli_refuses_a_chinese_advice_question_with_exit_code_two(snapshot_dir: 
     assert proc.returncode == 2, proc.stdout
     assert "refused" in proc.stderr and "investment advice" in proc.stderr
     assert "Divergences" not in proc.stdout  # no briefing was printed
+
+
+def test_initials_do_not_end_a_sentence_and_lose_the_research_context() -> None:
+    # "J.P." used to end a sentence, so "price target … mean?" was read without "What does"
+    assert isinstance(check_input("AAPL", "What does the price target from J.P. Morgan mean?"), Ok)
+    assert isinstance(check_input("AAPL", "Analysts at J.P. Morgan cut targets. Should I sell?"), Err)

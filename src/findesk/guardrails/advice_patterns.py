@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from findesk.analytics.post_text import sentences as split_sentences
 from findesk.guardrails.advice_lang import LangPatterns
 from findesk.guardrails.advice_lang_cjk import JA, ZH
 from findesk.guardrails.advice_lang_en import EN
@@ -43,15 +44,16 @@ def _union(patterns: list[str]) -> re.Pattern[str]:
 _STRONG = _union([p for lang in LANGUAGES.values() for p in lang.strong])
 _WEAK = _union([p for lang in LANGUAGES.values() for p in lang.weak])
 _RESEARCH = _union([p for lang in LANGUAGES.values() for p in lang.research])
-# A sentence ends at . ! ? ; followed by a space (not "8-K." inside "3.5%"), or at CJK stops and
-# line breaks. NFKC has already turned full-width "？" into "?".
-_SENTENCE_END = re.compile(r"[.!?;]+(?=\s|$)|[\n。！？；…]+|(?<=[?!])")
+# Sentences come from the one splitter posts use (``analytics.post_text.sentences``: "J.P. Morgan",
+# "U.S." and "Inc." stay inside a sentence); each is split further at ; and CJK stops, which it does
+# not know. NFKC has already turned full-width "？" into "?".
+_EXTRA_STOPS = re.compile(r";+(?=\s|$)|[。！？；…]+|(?<=[?!])")
 
 
 def sentences(text: str) -> list[str]:
     """The folded sentences of a request, empty ones dropped."""
     plain = unicodedata.normalize("NFKC", text) if isinstance(text, str) else ""
-    return [f for part in _SENTENCE_END.split(plain) if (f := fold(part))]
+    return [f for whole in split_sentences(plain) for part in _EXTRA_STOPS.split(whole) if (f := fold(part))]
 
 
 def advice_phrase(text: str) -> str | None:
