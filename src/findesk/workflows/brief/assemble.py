@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from findesk.agents.roles.brief.coordinator import CoordinatorNotes
+from findesk.agents.roles.brief.official import LIVE_QUOTE_MISSING, PARTIAL_LIST
 from findesk.agents.roles.brief.reports import Finding, OfficialReport, SocialReport, SourceRef, ThemeNote
 from findesk.analytics.divergence import ClaimCheck
 from findesk.guardrails.advice import AdviceFinding, scrub_advice
@@ -104,7 +105,7 @@ def official_part(official: OfficialReport, agent_warnings: list[str], pool: Num
     business = [f for f in findings if f.kind == "business"]
     risks = [f for f in findings if f.kind == "risk"]
     events = [f for f in findings if f.kind == "event"]
-    missing = official.quote_missing or "Live quote unavailable"
+    missing = official.quote_missing or LIVE_QUOTE_MISSING
     quote_msg = f"{missing}: {official.quote_error}" if official.quote is None else None
     return OfficialPart(
         snapshot=SnapshotSection(
@@ -121,7 +122,7 @@ def official_part(official: OfficialReport, agent_warnings: list[str], pool: Num
         events=EventsSection(
             filings=official.filings,
             findings=events,
-            message=_first(warnings, "Filing list")
+            message=_first(warnings, PARTIAL_LIST)
             if official.filings
             else _first(warnings, "Filings") or "No 10-K, 10-Q or 8-K filings found.",
         ),

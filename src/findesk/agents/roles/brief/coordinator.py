@@ -16,7 +16,7 @@ from datetime import date
 from pydantic import BaseModel, ConfigDict, Field
 
 from findesk.agents.role import Caps, DeterministicPolicy, Outcomes, Role
-from findesk.agents.roles.brief.official import PARTIAL_LIST, describe
+from findesk.agents.roles.brief.official import LIVE_QUOTE_MISSING, PARTIAL_LIST, describe
 from findesk.agents.roles.brief.reports import OfficialReport, SocialReport
 from findesk.analytics.divergence import ClaimCheck, contradiction_sentence, verdict_counts
 
@@ -74,7 +74,7 @@ def compose(inputs: CoordinatorInput, _: Outcomes) -> CoordinatorNotes:
             what = "index level" if q.basis == "index" else "split/dividend-adjusted price"
             headline = f"{_name(o)} {what} ${q.price:,.2f}{change} on {day} (not an as-traded close)"
     else:
-        headline = f"{_name(o)}: {(o.quote_missing or 'Live quote unavailable').lower()}"
+        headline = f"{_name(o)}: {(o.quote_missing or LIVE_QUOTE_MISSING).lower()}"
     sentences = [headline + "."]
     filings = o.filings
     if filings:

@@ -241,6 +241,9 @@ def _quote_view(q: Quote | None) -> QuoteView | None:
     )
 
 
+LIVE_QUOTE_MISSING = "Live quote unavailable"
+
+
 def quote_missing_label(outcomes: Outcomes) -> str:
     """A failed quote is named by where it was asked: only the offline snapshot answered (the
     snapshot data mode's one quote source), or a live source did."""
@@ -248,7 +251,7 @@ def quote_missing_label(outcomes: Outcomes) -> str:
     err = outcome.result if outcome is not None else None
     if isinstance(err, Err) and err.source == "snapshot":
         return "Quote unavailable in the offline snapshot"
-    return "Live quote unavailable"
+    return LIVE_QUOTE_MISSING
 
 
 def _range_view(r: PriceRange | None) -> RangeView | None:
