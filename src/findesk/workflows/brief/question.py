@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 
 from findesk.guardrails.text_fold import fold
-from findesk.workflows.brief.models import AnswerPoint, Briefing, ClientAnswer, section_title
+from findesk.workflows.brief.models import AnswerPoint, Briefing, ClientAnswer, SectionName, section_title
 from findesk.workflows.brief.render_markdown import (
     exact,
     filing_head,
@@ -125,12 +125,12 @@ def _divergences(b: Briefing) -> list[AnswerPoint]:
     ]
 
 
-# (topic, section title, words, evidence): the most specific first, since a matched topic's words are
+# (topic, section, words, evidence): the most specific first, since a matched topic's words are
 # removed before the next topic is tried; the order is also the order points are listed in
-_TOPICS: tuple[tuple[str, str, re.Pattern[str], _Extract], ...] = (
+_TOPICS: tuple[tuple[str, SectionName, re.Pattern[str], _Extract], ...] = (
     (
         "risk factors",
-        "Top risks",
+        "risks",
         _words(
             "risk|risks|risky|threat|threats|danger|exposure|exposed|headwind|headwinds|worry|worries|"
             "concern|concerns|downside|riesgo|riesgos|risiko|risiken|risque|risques|rischio|rischi|"
@@ -140,7 +140,7 @@ _TOPICS: tuple[tuple[str, str, re.Pattern[str], _Extract], ...] = (
     ),
     (
         "valuation and dividends",
-        "Business snapshot",
+        "business",
         _words(
             "p e|pe|price to earnings|valuation|multiple|multiples|dividend|dividends|yield|payout|"
             "dividendo|dividendos|dividende|dividenden|rendimiento|rendite|股息|市盈率|分红"
@@ -149,7 +149,7 @@ _TOPICS: tuple[tuple[str, str, re.Pattern[str], _Extract], ...] = (
     ),
     (
         "earnings dates",
-        "Business snapshot",
+        "business",
         _words(
             "earnings date|next earnings|earnings call|report date|next report|when do they report|"
             "when will they report|when does it report|earnings release|fecha de resultados|"
@@ -159,7 +159,7 @@ _TOPICS: tuple[tuple[str, str, re.Pattern[str], _Extract], ...] = (
     ),
     (
         "reported figures",
-        "Business snapshot",
+        "business",
         _words(
             "revenue|revenues|sales|earnings|eps|profit|profits|income|growth|grew|grow|margin|"
             "margins|results|quarter|quarterly|annual|fiscal|ingresos|ventas|beneficio|ganancias|"
@@ -170,7 +170,7 @@ _TOPICS: tuple[tuple[str, str, re.Pattern[str], _Extract], ...] = (
     ),
     (
         "business",
-        "Business snapshot",
+        "business",
         _words(
             "business|businesses|products|product|services|segment|segments|company|do|does|make|"
             "makes|sell|sells|negocio|empresa|geschaft|unternehmen|entreprise|activite|azienda|"
@@ -180,7 +180,7 @@ _TOPICS: tuple[tuple[str, str, re.Pattern[str], _Extract], ...] = (
     ),
     (
         "the quote",
-        "Snapshot",
+        "snapshot",
         _words(
             "price|prices|stock|shares|share|trading|traded|volume|close|closed|market cap|"
             "capitalization|valuation|precio|accion|acciones|kurs|aktie|cours|action|prezzo|preco|股价|"
@@ -190,7 +190,7 @@ _TOPICS: tuple[tuple[str, str, re.Pattern[str], _Extract], ...] = (
     ),
     (
         "filings and events",
-        "Material events",
+        "events",
         _words(
             "filing|filings|filed|8-k|10-k|10-q|sec|announce|announced|announcement|event|events|ceo|"
             "cfo|executive|executives|director|directors|board|acquisition|acquire|merger|buyback|"
@@ -200,7 +200,7 @@ _TOPICS: tuple[tuple[str, str, re.Pattern[str], _Extract], ...] = (
     ),
     (
         "social posts",
-        "Social signal (UNVERIFIED)",
+        "social",
         _words(
             "reddit|social|sentiment|posts|post|buzz|rumor|rumors|rumour|rumours|stocktwits|twitter|"
             "chatter|retail|hype|pump|people saying|redes|rumores|geruchte|stimmung|rumeur|rumeurs|社交|"
@@ -210,7 +210,7 @@ _TOPICS: tuple[tuple[str, str, re.Pattern[str], _Extract], ...] = (
     ),
     (
         "claims checked against filings",
-        "Divergences",
+        "divergences",
         _words(
             "true|accurate|verify|verified|contradict|contradicted|claim|claims|divergence|"
             "divergences|fact check|mislead|misleading|cierto|verdad|stimmt|wahr|vrai|vero|verdade|真的|"
@@ -235,20 +235,20 @@ def answer_question(question: str | None, b: Briefing) -> ClientAnswer | None:
     points: list[AnswerPoint] = []
     empty: list[str] = []
     matched = []
-    for topic, title, words, extract in _TOPICS:
+    for topic, section, words, extract in _TOPICS:
         if words.search(folded):
             # a specific topic's words are used up: "next earnings date" is not also a figures question
             folded = words.sub(" ", folded)
-            matched.append((topic, title, extract))
+            matched.append((topic, section, extract))
     if len(matched) > 1:  # "what does the company say about risk" is about risk, not the business line
         matched = [m for m in matched if m[0] != "business"]
-    for topic, title, extract in matched:
+    for topic, section, extract in matched:
         topics.append(topic)
         found = extract(b)
         if found:
             points.extend(found)
         else:
-            empty.append(f"{title} has no {topic} for {b.symbol}")
+            empty.append(f"{section_title(section)} has no {topic} for {b.symbol}")
     clean = " ".join(question.split())
     if not topics:
         return ClientAnswer(

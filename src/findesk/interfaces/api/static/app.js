@@ -21,15 +21,6 @@
 "use strict";
 
 const SECTION_NAMES = ["snapshot", "business", "events", "risks", "social", "divergences", "audit"];
-const SECTION_TITLE = {
-  snapshot: "Snapshot",
-  business: "Business snapshot",
-  events: "Material events",
-  risks: "Top risks",
-  social: "Social signal (UNVERIFIED)",
-  divergences: "Divergences",
-  audit: "Sources and audit",
-};
 const HISTORY_KEY = "findesk.history";
 const HISTORY_MAX = 50;
 const API_KEY_KEY = "findesk.api_key";
@@ -422,6 +413,13 @@ function show_briefing(r) {
   show_question(r.question, Array.isArray(r.sources) ? r.sources : []);
 }
 
+// A section's title as its box shows it (index.html, refreshed by each section event).
+function section_title(name) {
+  const box = SECTION_NAMES.includes(name) ? $("section-" + name) : null;
+  const h2 = box && box.querySelector("h2");
+  return (h2 && h2.textContent) || name;
+}
+
 // The client's question and where the briefing answers it; [n] links to the source list entry.
 function show_question(answer, sources) {
   const box = $("client-question");
@@ -431,7 +429,7 @@ function show_question(answer, sources) {
   }
   const rows = (Array.isArray(answer.points) ? answer.points : []).map((point) => {
     const li = el("li");
-    li.appendChild(el("strong", SECTION_TITLE[str(point.section)] || str(point.section)));
+    li.appendChild(el("strong", section_title(str(point.section))));
     li.appendChild(document.createTextNode(": " + str(point.text)));
     for (const key of Array.isArray(point.citations) ? point.citations : []) {
       const n = sources.findIndex((s) => s && s.key === key) + 1;
