@@ -230,3 +230,31 @@ def test_growth_tolerance_is_two_percentage_points_in_code_and_readme(settings: 
     rules = readme[readme.index("**Divergence rules**") :][:3000]
     assert re.search(r"growth[^.]*more than 2 percentage points", rules, re.IGNORECASE), rules
     assert not re.search(r"growth[^.]*5\s?%", rules, re.IGNORECASE)
+
+
+def test_two_concepts_for_one_period_give_one_verdict_whatever_their_order() -> None:
+    # the claim checks choose facts by the briefing's one rule: the preferred concept (Revenues) wins
+    from findesk.data.models import Source
+
+    def fact(concept: str, value: float) -> Fact:
+        return Fact(
+            ticker="X",
+            cik=1,
+            taxonomy="us-gaap",
+            concept=concept,
+            unit="USD",
+            value=value,
+            period_start=date(2025, 4, 1),
+            period_end=date(2025, 6, 30),
+            filed=date(2025, 8, 1),
+            accession_number="0000000001-25-000001",
+            source=Source(vendor="test", ref="planted"),
+        )
+
+    a, b = fact("Revenues", 100e9), fact("RevenueFromContractWithCustomerExcludingAssessedTax", 90e9)
+    claim = _planted("X revenue was $100 billion last quarter.", "revenue", 100e9, "USD")
+    verdicts = {
+        check_claims([claim], [], {"revenue": facts, "eps": []}, as_of=AS_OF)[0].verdict
+        for facts in ([a, b], [b, a])
+    }
+    assert verdicts == {"consistent"}

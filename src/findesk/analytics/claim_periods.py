@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Literal
 
+from findesk.analytics.key_figures import CONCEPTS
 from findesk.data.models import Fact
 
 QUARTER_DAYS = (80, 100)
@@ -198,17 +199,27 @@ def describe_period(fact: Fact, fy_month: int) -> str:
     return f"fiscal year {fiscal_year(fact, fy_month)} ({start}..{fact.period_end.isoformat()})"
 
 
+def _preference(f: Fact) -> int:
+    """The concept's rank in ``key_figures.CONCEPTS`` (0 = most preferred; unknown concepts last)."""
+    for concepts in CONCEPTS.values():
+        if f.concept in concepts:
+            return concepts.index(f.concept)
+    return max(len(c) for c in CONCEPTS.values())
+
+
 def per_period(facts: Sequence[Fact], as_of: date) -> list[Fact]:
-    """One fact per (start, end) period: the newest filed on or before ``as_of``, oldest period first."""
+    """One fact per (start, end) period by the briefing's one rule (``key_figures``): the most
+    preferred concept reporting the period, its newest filing on or before ``as_of``; oldest first."""
     best: dict[tuple[date | None, date], Fact] = {}
+
+    def rank(f: Fact) -> tuple[int, date, str]:
+        return (-_preference(f), f.filed, f.accession_number or "")
+
     for f in facts:
         if f.filed > as_of or not (is_quarter(f) or is_year(f)):
             continue
         key = (f.period_start, f.period_end)
-        if key not in best or (f.filed, f.accession_number or "") > (
-            best[key].filed,
-            best[key].accession_number or "",
-        ):
+        if key not in best or rank(f) > rank(best[key]):
             best[key] = f
     return sorted(best.values(), key=lambda f: (f.period_end, days(f)))
 
