@@ -26,7 +26,7 @@ from typing import Literal
 _I = re.IGNORECASE
 
 
-def word_set(words: str) -> frozenset[str]:
+def word_list(words: str) -> frozenset[str]:
     """The space-separated words of ``words`` (long word lists read better as one string)."""
     return frozenset(words.split())
 
@@ -162,7 +162,7 @@ _GAP_BAD = re.compile(
     r"investments?|deal|users|subscribers|units|eps|profits?|income|segment|dividends?)\b",
     _I,
 )
-_NEUTRAL_BEFORE = word_set(
+_NEUTRAL_BEFORE = word_list(
     "total net quarterly annual overall consolidated reported record its their the company company's "
     "fiscal headline and with of on in that quarter quarter's group gaap a had has have posted generated "
     "whose which as was is our while when also but or to from for at by latest last this year year's "
@@ -202,7 +202,7 @@ _MEME = re.compile(
 _SARCASM = re.compile(r"(?:^|\s)/s\b|\byeah,? right\b|\bsure,? jan\b|🤡", _I)
 _POSSESSIVE = re.compile(r"(?<![\w$])(?P<name>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*)?)(?:'s|’s)(?!\w)")
 # Words with 's that are not a company: people, places, the calendar, the market, the period.
-_NOT_COMPANIES = word_set(
+_NOT_COMPANIES = word_list(
     "It That This Today Tomorrow Yesterday Year Quarter Company Street America Fed Trump Musk Elon Buffett "
     "Powell Jensen Huang Cook Tim Nadella Zuckerberg Zuck Bezos Jassy Pichai Dimon Warren Wall Nation World "
     "Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July "

@@ -19,18 +19,18 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 _CACHE = 4_096
-_LONGEST_CACHED = 20_000  # characters: a longer text is split every time, so the caches stay small
+LONGEST_CACHED = 20_000  # characters: a longer text is split every time, so the caches stay small
 R = TypeVar("R")
 _MEMOS: dict[str, Callable[[], Any]] = {}
 
 
-def _cached(fn: Callable[[str], R]) -> Callable[[str | None], R]:
-    """``fn`` behind a bounded LRU cache for texts up to ``_LONGEST_CACHED`` characters."""
+def per_text_cache(fn: Callable[[str], R]) -> Callable[[str | None], R]:
+    """``fn`` behind a bounded LRU cache for texts up to ``LONGEST_CACHED`` characters."""
     memo = lru_cache(maxsize=_CACHE)(fn)
 
     def call(text: str | None) -> R:
         text = text or ""
-        return memo(text) if len(text) <= _LONGEST_CACHED else fn(text)
+        return memo(text) if len(text) <= LONGEST_CACHED else fn(text)
 
     call.__name__, call.__doc__ = fn.__name__, fn.__doc__
     _MEMOS[fn.__name__] = memo.cache_info
@@ -42,23 +42,23 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 _STRIP = re.compile(r"https?://\S+|www\.\S+|&#?\w+;|(?<![\w$])\$[a-z][\w.]*")
 
 
-@_cached
+@per_text_cache
 def lowered(text: str) -> str:
     return text.lower()
 
 
-@_cached
+@per_text_cache
 def words(text: str) -> tuple[str, ...]:
     """Lower-case words of ``text`` as the tone and theme lexicons read them."""
     return tuple(_WORD.findall(lowered(text)))
 
 
-@_cached
+@per_text_cache
 def word_set(text: str) -> frozenset[str]:
     return frozenset(words(text))
 
 
-@_cached
+@per_text_cache
 def letter_words(text: str) -> tuple[str, ...]:
     """Letter-only words of an already lower-cased ``text``, links, entities and cashtags removed."""
     return tuple(_LETTERS.findall(_STRIP.sub(" ", text)))
@@ -107,7 +107,7 @@ _BULLET = re.compile(r"^\s*(?:[*\-•>]+|\d+[.)])\s+")
 _INITIALS = re.compile(r"[a-z](?:\.[a-z])*")
 
 
-@_cached
+@per_text_cache
 def sentences(text: str) -> tuple[str, ...]:
     """Sentences of ``text``: every line on its own, split at . ! ? (not after "vs.", "Inc.", "U.S.", ...)."""
     out: list[str] = []

@@ -48,7 +48,7 @@ from itertools import pairwise
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from findesk.analytics.post_text import letter_words, lowered
+from findesk.analytics.post_text import letter_words, per_text_cache
 from findesk.data.models import SocialAuthor, SocialPost
 
 FLAG_THRESHOLD = 0.5
@@ -189,9 +189,9 @@ def _full_text(post: SocialPost) -> str:
     return _clean(" ".join(t for t in (post.title, post.text) if t))
 
 
-@lru_cache(maxsize=4_096)
+@per_text_cache
 def _clean(joined: str) -> str:
-    text = lowered(joined[:_MAX_CHARS].replace("’", "'"))
+    text = joined[:_MAX_CHARS].replace("’", "'").lower()
     # the link patterns backtrack on long unbroken tokens; no real URL or word needs more than this
     return _LONG_TOKEN.sub(lambda m: m.group(0)[:_MAX_TOKEN], text)
 

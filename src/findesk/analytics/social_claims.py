@@ -47,7 +47,7 @@ from findesk.analytics.claim_rules import (
     not_a_claim,
     possessives,
     question,
-    word_set,
+    word_list,
 )
 from findesk.analytics.post_text import sentences
 from findesk.data.formats.mentions import company_tickers, listed, mentions
@@ -98,7 +98,7 @@ _PAIRS = (
 )
 _QUOTE_LINK = re.compile(r"quote(?:\.ashx\?t=|/)(?P<ticker>[A-Z]{1,5})\b")
 _SUFFIX = re.compile(r"(?:\s+(?:Inc|Corp|Corporation|Co|Ltd|Holdings|Group|Company|Class [A-C])\.?)+$")
-_NOT_TICKERS = word_set(
+_NOT_TICKERS = word_list(
     "A I AI US UK EU CEO CFO CTO USA USD EPS ETF IPO GDP FDA SEC ATH YOY TTM IMO DCA IRA FY FED WSB YOLO DD "
     "OP AWS LLM GPU CPU API NOT AND THE FOR BUT ALL NEW NOW WTF LOL LMAO EBIT FCF PE PEG RSI IV ITM OTM EOD"
 )

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Literal
 
-from findesk.analytics.post_text import lowered
+from findesk.analytics.post_text import LONGEST_CACHED, lowered
 from findesk.data.formats.mentions import company_tickers
 from findesk.data.models import SocialPost
 
@@ -97,10 +97,11 @@ def name_count(text: str | None, symbol: str, aliases: Sequence[str] = (), *, en
     stops there (a long thread need not be read to its end)."""
     if not text:
         return 0
-    return _name_count(text, symbol.upper(), tuple(aliases), enough)
+    count = _name_count if len(text) <= LONGEST_CACHED else _name_count.__wrapped__
+    return count(text, symbol.upper(), tuple(aliases), enough)
 
 
-@lru_cache(maxsize=16_384)  # scope, tone and claims ask it of the same posts; warm runs ask again
+@lru_cache(maxsize=4_096)  # warm briefings of one window ask it of the same posts again
 def _name_count(text: str, symbol: str, aliases: tuple[str, ...], enough: int) -> int:
     needles, pattern = _names(symbol, (*aliases, *BRANDS.get(symbol, ())))
     lower = lowered(text)

@@ -35,6 +35,9 @@ def listed(symbol: str, tickers: Iterable[str]) -> bool:
     return any(t.strip().upper() in wanted for t in tickers)
 
 
+_LONGEST_CACHED = 2_000  # characters: sentences and titles are memoised, whole threads are not
+
+
 @lru_cache(maxsize=512)
 def _pattern(symbol: str) -> re.Pattern[str]:
     escaped = re.escape(symbol)
@@ -46,11 +49,16 @@ def _pattern(symbol: str) -> re.Pattern[str]:
     return re.compile(rf"(?i:{cashtag})|{bare}")
 
 
-@lru_cache(maxsize=16_384)  # claims ask it of every sentence for each ticker a post names
 def mentions(text: str | None, symbol: str) -> bool:
     """Whether ``text`` mentions the company of ``symbol`` by ticker (see the module rules)."""
     if not text:
         return False
+    # claims ask it of every sentence for each ticker a post names: short texts are memoised
+    return _mentions(text, symbol) if len(text) <= _LONGEST_CACHED else _mentions.__wrapped__(text, symbol)
+
+
+@lru_cache(maxsize=16_384)
+def _mentions(text: str, symbol: str) -> bool:
     return any(_pattern(t).search(text) for t in company_tickers(symbol))
 
 
