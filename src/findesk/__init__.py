@@ -8,13 +8,17 @@ from findesk.core.version import VERSION
 
 __version__ = VERSION
 
-__all__ = ["__version__", "brief"]
+__all__ = ["__version__", "brief", "run"]
 
 
 def __getattr__(name: str) -> object:
-    # ``from findesk import brief`` without importing LangGraph for every CLI command.
+    # ``from findesk import brief, run`` without importing LangGraph for every CLI command.
     if name == "brief":
         from findesk.workflows.brief.run import brief
 
         return brief
+    if name == "run":
+        from findesk.workflows.inprocess import run
+
+        return run
     raise AttributeError(f"module 'findesk' has no attribute {name!r}")

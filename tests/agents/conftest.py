@@ -15,3 +15,11 @@ def lab() -> Lab:
 def harness(lab: Lab) -> Harness:
     SLEEPS.clear()
     return Harness(lab, lab.registry())
+
+
+@pytest.fixture
+def paired() -> Harness:
+    """A harness whose ``price`` and ``volume`` tools each wait until both are running (``Lab.together``)."""
+    SLEEPS.clear()
+    lab = Lab(together=("price", "volume"))
+    return Harness(lab, lab.registry())

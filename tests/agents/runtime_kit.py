@@ -1,9 +1,8 @@
-"""Runtime test kit: a tiny tool set with observable timing, a role over it, and a harness."""
+"""Runtime test kit: a tiny tool set that records its order and concurrency, a role over it, and a harness."""
 
 from __future__ import annotations
 
 import asyncio
-import time
 from datetime import date
 from typing import Any, cast
 
@@ -40,19 +39,47 @@ class NumberArgs(BaseModel):
 
 
 class Lab:
-    """Records when each tool ran (perf_counter intervals) and how often."""
+    """Records the order in which tools start and end, and how often each ran.
 
-    def __init__(self, delay_s: float = 0.05) -> None:
-        self.delay_s = delay_s
-        self.intervals: dict[str, list[tuple[float, float]]] = {}
+    ``together`` names tools that must be running at the same moment: a call to one of them waits (at
+    most ``meet_timeout_s``, a guard against a hang) until every one of them has started, and notes in
+    ``met`` whether they all did. Calls run one after another never meet, so a test sees concurrency
+    without measuring time. Other tools yield to the event loop once and return.
+    """
+
+    def __init__(self, together: tuple[str, ...] = (), meet_timeout_s: float = 10.0) -> None:
+        self.together = frozenset(together)
+        self.meet_timeout_s = meet_timeout_s
+        self.log: list[tuple[str, str]] = []  # ("start" | "end", tool name), in the order it happened
         self.executions: dict[str, int] = {}
+        self.met: dict[str, bool] = {}
+        self._arrived: set[str] = set()
+        self._all_arrived = asyncio.Event()
+
+    def position(self, event: str, name: str) -> int:
+        """Where the first ``event`` ("start" or "end") of tool ``name`` is in the log."""
+        return self.log.index((event, name))
+
+    async def _meet(self, name: str) -> bool:
+        self._arrived.add(name)
+        if self._arrived >= self.together:
+            self._all_arrived.set()
+        try:
+            await asyncio.wait_for(self._all_arrived.wait(), self.meet_timeout_s)
+        except TimeoutError:
+            return False
+        return True
 
     def tool(self, name: str, value: Any, *, fail: ErrorCode | None = None, crash: bool = False) -> Tool:
         async def fn(args: BaseModel, ctx: ToolContext) -> Result[Any]:
-            start = time.perf_counter()
+            self.log.append(("start", name))
             self.executions[name] = self.executions.get(name, 0) + 1
-            await asyncio.sleep(self.delay_s)
-            self.intervals.setdefault(name, []).append((start, time.perf_counter()))
+            if name in self.together:
+                met = await self._meet(name)
+                self.met.setdefault(name, met)
+            else:
+                await asyncio.sleep(0)
+            self.log.append(("end", name))
             if crash:
                 raise RuntimeError("boom")
             if fail is not None:

@@ -1,4 +1,5 @@
-"""The demo role on the real snapshot, in both modes: same schema, same cited figures."""
+"""The demo role on the real snapshot, in both modes, run as a one-node workflow through the one runner:
+same schema, same cited figures, and the output guard applied."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from typing import Any
 import pytest
 
 from findesk.agents.roles.quote_filings import ROLE, QuoteFilingsReport, TickerInput
-from findesk.agents.run import run_agent
 from findesk.core.config import Settings
 from findesk.core.events import MemorySink
 from findesk.core.events.audit import AuditLog
@@ -19,6 +19,8 @@ from findesk.core.llm.types import ModelRequest, ToolResults
 from findesk.core.result import Err, ErrorCode, Ok
 from findesk.data.context import resolve_context
 from findesk.testing.fake_models import Reply, ScriptedModel, reply, submit
+from findesk.workflows.agent_spec import agent_spec
+from findesk.workflows.runner import run_workflow
 
 AAPL_10Q = "https://www.sec.gov/Archives/edgar/data/320193/000032019325000073/aapl-20250628.htm"
 
@@ -35,8 +37,8 @@ async def _run(settings: Settings, symbol: str, model: ScriptedModel | None = No
         chain = ModelChain([model], PriceTable(), max_retries=0)
         resolver = lambda role: Ok(chain)  # noqa: E731
     sink = MemorySink()
-    result = await run_agent(
-        ROLE,
+    result = await run_workflow(
+        agent_spec(ROLE),
         TickerInput(symbol=symbol),
         settings=settings,
         context=context,
@@ -49,9 +51,9 @@ async def _run(settings: Settings, symbol: str, model: ScriptedModel | None = No
 
 async def test_deterministic_report_is_real_and_cited(settings: Settings) -> None:
     run, sink = await _run(settings, "AAPL")
-    report = run.outcome.output
+    report = run.report.output
     assert isinstance(report, QuoteFilingsReport)
-    assert run.outcome.mode == "deterministic" and "no model key" in run.outcome.mode_reason
+    assert run.report.mode == "deterministic" and "no model key" in run.report.mode_reason
     assert run.context == "offline snapshot as of 2025-08-29"
     assert (report.price, report.session_date, report.company) == (232.14, date(2025, 8, 29), "Apple Inc.")
     assert report.recent_filings[0].form == "10-Q" and report.recent_filings[0].url == AAPL_10Q
@@ -59,7 +61,8 @@ async def test_deterministic_report_is_real_and_cited(settings: Settings) -> Non
     assert all(f.filing_date <= date(2025, 8, 29) for f in report.recent_filings)
     assert "$232.14" in report.summary and report.warnings == []
     assert [e.type for e in sink.events][-1] == "done"
-    assert sink.events[-1].data.result["price"] == 232.14
+    assert sink.events[-1].data.result["output"]["price"] == 232.14
+    assert run.report.guard.clean  # every figure of the summary traces to a tool result
 
 
 async def test_model_driven_report_has_the_same_schema_and_figures(settings: Settings) -> None:
@@ -89,10 +92,10 @@ async def test_model_driven_report_has_the_same_schema_and_figures(settings: Set
     )
     run, sink = await _run(settings, "AAPL", model)
     deterministic, _ = await _run(settings, "AAPL")
-    report = run.outcome.output
-    assert type(report) is type(deterministic.outcome.output) is QuoteFilingsReport
-    assert run.outcome.mode == "model" and not run.outcome.fell_back and run.outcome.iterations == 2
-    assert report.price == deterministic.outcome.output.price == 232.14
+    report = run.report.output
+    assert type(report) is type(deterministic.report.output) is QuoteFilingsReport
+    assert run.report.mode == "model" and not run.report.fell_back and run.report.model_turns == 2
+    assert report.price == deterministic.report.output.price == 232.14
     # the first request already held the playbook's three results: no round trip spent fetching them
     first = model.requests[0]
     assert sum(len(m.results) for m in first.messages if isinstance(m, ToolResults)) == 3
@@ -103,8 +106,8 @@ async def test_model_driven_report_has_the_same_schema_and_figures(settings: Set
 async def test_a_non_us_listing_is_refused_before_any_tool_call(settings: Settings) -> None:
     context = resolve_context(settings, mode="snapshot", as_of=None).unwrap()
     sink = MemorySink()
-    result = await run_agent(
-        ROLE, TickerInput(symbol="BRK.B"), settings=settings, context=context, sinks=[sink]
+    result = await run_workflow(
+        agent_spec(ROLE), TickerInput(symbol="BRK.B"), settings=settings, context=context, sinks=[sink]
     )
     assert isinstance(result, Err) and result.code is ErrorCode.OUT_OF_SCOPE
     assert [e.type for e in sink.events] == ["error"]  # recorded, and no tool was called
@@ -121,7 +124,7 @@ async def test_a_failing_source_degrades_to_a_warning(
 
     monkeypatch.setattr(DataRouter, "quote", down)
     run, _ = await _run(settings, "AAPL")
-    report = run.outcome.output
+    report = run.report.output
     assert report.price is None and report.recent_filings  # filings still there
     assert report.warnings == ["Live quote unavailable: unavailable: quote source is down"]
     assert "No quote is available" in report.summary
@@ -136,3 +139,27 @@ async def test_the_run_is_in_the_audit_log(settings: Settings, tmp_path: Path) -
     summary = audit.find_run(run.run_id).unwrap()
     assert summary.status == "done" and summary.tool_calls == 3
     audit.close()
+
+
+async def test_model_prose_passes_the_advice_scrub_and_the_number_trace(settings: Settings) -> None:
+    """``findesk agents run`` applies the same output guard as the briefing: an advice sentence is
+    removed and a number no tool returned is listed, in the report and its warnings."""
+    model = ScriptedModel(
+        [
+            submit(
+                QuoteFilingsReport(
+                    symbol="AAPL",
+                    price=232.14,
+                    summary="Apple closed at $232.14. You should buy AAPL now. Revenue grew 37% last year.",
+                )
+            )
+        ]
+    )
+    run, sink = await _run(settings, "AAPL", model)
+    report = run.report
+    assert "buy" not in report.output.summary.lower() and "$232.14" in report.output.summary
+    assert len(report.guard.advice_removed) == 1
+    assert [u.text for u in report.guard.untraced_numbers] == ["37%"]
+    assert any(w.startswith("advice_removed: 1") for w in report.warnings)
+    assert any("number_trace" in w and "37%" in w for w in report.warnings)
+    assert "buy" not in sink.events[-1].data.result["output"]["summary"].lower()  # the recorded result too

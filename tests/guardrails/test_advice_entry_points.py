@@ -12,7 +12,7 @@ import pytest
 from advice_request_table import ISSUE_12
 
 from findesk.core.result import Err, ErrorCode, Ok
-from findesk.workflows.brief.run import check_input
+from findesk.workflows.brief.spec import check_input
 
 
 @pytest.mark.parametrize("question", ISSUE_12)

@@ -5,7 +5,6 @@ figure is reported."""
 from __future__ import annotations
 
 import dataclasses
-import time
 from datetime import date
 from pathlib import Path
 
@@ -144,13 +143,12 @@ def test_real_snapshot_quote_traces_and_a_planted_target_is_caught(snapshot_dir:
     assert [f.kind for f in find_advice(planted)] == ["recommendation", "price_target"]
 
 
-def test_large_pools_are_searched_not_scanned() -> None:
+def test_a_planted_figure_is_found_among_a_thousand_traced_ones_in_a_large_pool() -> None:
+    # how long this takes is measured by bench/number_trace.py, not asserted here
     pool = collect_numbers([i * 1.37 for i in range(10_000)])
     text = " ".join(f"${i * 1.37:,.2f} and" for i in range(0, 10_000, 10)) + " $250.01."
-    started = time.perf_counter()
     got = untraced_numbers(text, pool)
     assert [u.text for u in got] == ["$250.01"]
-    assert time.perf_counter() - started < 2.0  # ~1,000 lookups against 10k values
 
 
 @pytest.mark.parametrize("text", ["", "$", "%", "(%)", "1,2,3", "--5", "1e10", "....", "$-", "(((12)))"])

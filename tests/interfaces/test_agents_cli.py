@@ -25,8 +25,8 @@ def test_run_json_gives_the_typed_report_and_the_run_replays(snapshot_dir: Path,
     events_file = tmp_path / "events.jsonl"
     proc = findesk("agents", "run", "quote_filings", "AAPL", "--json", "--events", str(events_file))
     assert proc.returncode == 0, proc.stderr
-    out = json.loads(proc.stdout)["data"]
-    assert out["context"] == "offline snapshot as of 2025-08-29"
+    out = json.loads(proc.stdout)
+    assert out["data_mode"] == "offline snapshot as of 2025-08-29" and out["role"] == "quote_filings"
     assert out["mode"] == "deterministic" and "no model key configured" in out["mode_reason"]
     assert out["output"]["price"] == 232.14 and out["output"]["recent_filings"][0]["form"] == "10-Q"
     assert out["tool_calls"] == 3 and out["cost_usd"] == 0
@@ -38,7 +38,7 @@ def test_run_json_gives_the_typed_report_and_the_run_replays(snapshot_dir: Path,
     shown = findesk("runs", "show", out["run_id"], "--json")
     assert shown.returncode == 0, shown.stderr
     stored = json.loads(shown.stdout)
-    assert stored["run"]["status"] == "done" and stored["run"]["title"] == "quote_filings AAPL"
+    assert stored["run"]["status"] == "done" and stored["run"]["title"] == "agents.quote_filings AAPL"
     assert [e["id"] for e in stored["events"]] == [e.id for e in events]
 
 
@@ -54,18 +54,31 @@ def test_bad_input_is_one_line_and_nothing_runs(snapshot_dir: Path) -> None:
     for args, code, needle in (
         (("agents", "run", "nope", "AAPL"), 2, "unknown role 'nope'"),
         (("agents", "run", "quote_filings", "VOD.L"), 2, "out_of_scope"),
-        (("agents", "run", "quote_filings", "AAPL", "--mode", "fast"), 2, "--mode must be one of"),
+        (("agents", "run", "quote_filings", "AAPL", "--mode", "fast"), 2, "'fast' is not one of"),
+        (("agents", "run", "quote_filings", "--input", '{"symbol": 5}'), 2, "symbol"),
+        (("agents", "run", "quote_filings", "--input", "[]"), 2, "--input must be a JSON object"),
     ):
         proc = findesk(*args)
         assert proc.returncode == code, (args, proc.stderr)
         assert needle in proc.stderr and "Traceback" not in proc.stderr
     listed = findesk("runs", "list", "--json")
     runs = json.loads(listed.stdout)["data"] if listed.returncode == 0 else []
-    assert not any("VOD" in r["title"] for r in runs)
+    assert not any(r["tool_calls"] for r in runs if r["status"] == "error")  # refused before any tool
 
 
-def test_list_names_the_demo_role() -> None:
+def test_list_names_every_role_with_its_inputs() -> None:
     proc = findesk("agents", "list", "--json")
     assert proc.returncode == 0
     roles = {r["name"]: r for r in json.loads(proc.stdout)["data"]}
     assert "get_quote" in roles["quote_filings"]["tools"]
+    assert {"quote_filings", "official", "social", "coordinator"} <= set(roles)
+    assert roles["social"]["inputs"] == ["symbol", "as_of"]
+
+
+def test_a_role_runs_on_json_inputs(snapshot_dir: Path) -> None:
+    proc = findesk(
+        "agents", "run", "social", "--input", '{"symbol": "AAPL", "as_of": "2025-08-29"}', "--json"
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["role"] == "social" and out["tool_calls"] > 0 and out["guard"]["advice_removed"] == []

@@ -38,10 +38,11 @@ async def test_oversized_results_are_capped_for_the_model_and_the_audit_log() ->
 
 async def test_a_slow_tool_times_out_as_data() -> None:
     async def slow(args: Args, ctx: ToolContext) -> Result[Any]:
-        await asyncio.sleep(5)
+        await asyncio.Event().wait()  # never finishes: only the timeout can end the call
         return Ok(1)
 
-    outcome = await execute(_tool(slow, timeout_s=0.05), "t", {"n": 1}, CTX)
+    # the outer wait only guards against a hang if the tool's own timeout were ignored
+    outcome = await asyncio.wait_for(execute(_tool(slow, timeout_s=0.05), "t", {"n": 1}, CTX), 60)
     assert outcome.error_code == "timeout" and "did not finish within 0.05 s" in outcome.summary
 
 

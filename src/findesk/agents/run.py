@@ -1,46 +1,28 @@
-"""Running one agent as a recorded run: tools opened, events emitted, ``done`` or ``error`` at the end.
+"""What a recorded run needs from the agents layer: the runtime built from settings, and input checks.
 
 Rules:
-- A run always ends with exactly one ``done`` (carrying the typed output) or ``error`` event, so the
-  audit log and any stream can tell a finished run from an interrupted one.
 - The mode is chosen per role from the configured models; with no key the run is deterministic and
   says so (agent_start's ``mode_reason``, the outcome).
 - A ``symbol`` input outside scope (non-US, malformed) is refused before any tool is called.
-- Returns ``Err`` instead of raising; an unexpected exception becomes an ``error`` event and an
-  ``unavailable`` result naming it.
+- The run envelope (events, tools, ``done``/``error``) is the workflows runner's: a single agent runs
+  as a one-node workflow (``workflows.agent_spec``).
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from findesk.agents.role import Role
-from findesk.agents.runtime import AgentOutcome, AgentRuntime, Budget, ModelResolver
-from findesk.agents.runtime.outcome import RequestedMode
+from findesk.agents.runtime import AgentRuntime, Budget, ModelResolver
 from findesk.core.config import Settings
-from findesk.core.events.model import Done, Error
-from findesk.core.events.trace import EventBus, Sink, Tracer
 from findesk.core.llm.chain import ModelChain
 from findesk.core.llm.factory import model_chain
 from findesk.core.result import Err, ErrorCode, Ok, Result, validation_reason
-from findesk.data.context import DataContext
 from findesk.data.symbols import normalize_symbol
 from findesk.tools.base import ToolContext, ToolRegistry
-from findesk.tools.catalog import close_tool_context, default_registry, open_tool_context
-
-OutT = TypeVar("OutT", bound=BaseModel)
-
-
-@dataclass
-class AgentRun(Generic[OutT]):
-    run_id: str
-    context: str  # "offline snapshot as of 2025-08-29" / "live"
-    outcome: AgentOutcome[OutT]
+from findesk.tools.catalog import default_registry
 
 
 def settings_models(settings: Settings) -> ModelResolver:
@@ -85,45 +67,3 @@ def check_scope(inputs: BaseModel) -> Result[BaseModel]:
         if isinstance(checked, Err):
             return checked
     return Ok(inputs)
-
-
-async def run_agent(
-    role: Role[Any, OutT],
-    inputs: BaseModel,
-    *,
-    settings: Settings,
-    context: DataContext,
-    sinks: Sequence[Sink] = (),
-    mode: RequestedMode = "auto",
-    models: ModelResolver | None = None,
-    registry: ToolRegistry | None = None,
-    run_id: str | None = None,
-) -> Result[AgentRun[OutT]]:
-    tracer = Tracer(EventBus(sinks), run_id)
-    in_scope = check_scope(inputs)
-    if isinstance(in_scope, Err):
-        tracer.emit(Error(code=in_scope.code.value, message=in_scope.reason))
-        return in_scope
-    opened = await open_tool_context(settings, context)
-    if isinstance(opened, Err):
-        tracer.emit(Error(code=opened.code.value, message=opened.reason))
-        return opened
-    runtime = settings_runtime(settings, opened.value, models=models, registry=registry)
-    try:
-        outcome = await runtime.run(role, inputs, tracer, mode=mode)
-    except (asyncio.CancelledError, KeyboardInterrupt):
-        tracer.emit(Error(code="interrupted", message="the run was interrupted"))
-        raise
-    except Exception as exc:
-        message = f"internal error in {role.name}: {type(exc).__name__}: {exc}"
-        tracer.emit(Error(code=ErrorCode.UNAVAILABLE.value, message=message))
-        return Err(ErrorCode.UNAVAILABLE, message)
-    finally:
-        await close_tool_context(opened.value)
-    tracer.emit(Done(result=outcome.output.model_dump(mode="json"), summary=_summary(outcome)))
-    return Ok(AgentRun(tracer.run_id, context.describe(), outcome))
-
-
-def _summary(outcome: AgentOutcome[Any]) -> str:
-    text = getattr(outcome.output, "summary", "")
-    return text if isinstance(text, str) else ""

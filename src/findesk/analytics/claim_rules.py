@@ -148,6 +148,55 @@ GROWTH_RULES: tuple[re.Pattern[str], ...] = (
     ),
 )
 
+# Gates: words every alternative of every rule in a group holds, so a sentence holding none of them
+# cannot match that group and is skipped unchanged. Most sentences state no event and no figure, and a
+# few substring tests cost far less than the rules' scans. Keep them in step with the rules above:
+# a new rule alternative needs one of its group's words (or a new word here).
+# ``re.IGNORECASE`` also matches İ ı ſ K (Kelvin) to i i s k; a sentence holding one of them is tested
+# with the words as a case-insensitive regular expression instead, so a gate never disagrees with a rule.
+_FOLDS_TO_ASCII = ("\u0130", "\u0131", "\u017f", "\u212a")
+
+
+def folded(sentence: str) -> str | None:
+    """``sentence`` lower-cased for the gates, or None when it holds a character that ``re.IGNORECASE``
+    folds onto an ASCII letter (then the gates use their regular expressions)."""
+    return None if any(c in sentence for c in _FOLDS_TO_ASCII) else sentence.lower()
+
+
+class WordGate:
+    """Lower-case words one of which a rule group needs (see the gates' comment)."""
+
+    def __init__(self, *words: str) -> None:
+        self.words = words
+        self._pattern = re.compile("|".join(re.escape(w) for w in words), _I)
+
+    def passes(self, sentence: str, lowered: str | None) -> bool:
+        """Whether ``sentence`` (with ``lowered = folded(sentence)``) holds one of the words."""
+        if lowered is not None:
+            return any(w in lowered for w in self.words)
+        return self._pattern.search(sentence) is not None
+
+
+EVENT_GATE = WordGate(
+    *("buy", "bought", "acquir", "takeover", "tender", "private"),  # buyout
+    "merg",  # merger
+    "fda",  # fda_approval
+    *("chapter", "bankrupt", "insolven"),  # bankruptcy
+    *("offering", "dilut"),  # offering
+    "split",  # split
+    *("beat", "top", "crush", "smash", "exceed", "surpass"),  # earnings_beat
+    *("miss", "short", "below"),  # earnings_miss
+    *("guid", "outlook", "forecast"),  # guidance
+)
+REVENUE_GATE = WordGate("revenue", "sales", "top line", "top-line")  # and a "$" amount
+EPS_GATE = WordGate("eps", "share")  # "eps", "earnings per share", "$1.20 a share"
+# a metric, or (the subject rule) a year-over-year phrase; and a "%"
+GROWTH_GATE = WordGate(
+    *("revenue", "sales", "top line", "top-line", "eps", "earnings", "profit", "net income"),
+    *("yoy", "y/y", "year"),
+)
+
+
 _SCALE = {"t": 10**12, "tn": 10**12, "trillion": 10**12, "b": 10**9, "bn": 10**9, "billion": 10**9}
 _SCALE |= {"m": 10**6, "mn": 10**6, "mm": 10**6, "million": 10**6, "k": 10**3, "thousand": 10**3}
 # What follows a dollar figure that makes it something other than the company's revenue / EPS.

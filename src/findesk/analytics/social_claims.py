@@ -35,12 +35,17 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from findesk.analytics.claim_rules import (
+    EPS_GATE,
     EPS_RULES,
+    EVENT_GATE,
     EVENT_RULES,
+    GROWTH_GATE,
     GROWTH_RULES,
+    REVENUE_GATE,
     REVENUE_RULES,
     asserted,
     fact_word_ok,
+    folded,
     growth_value,
     metric_of,
     money,
@@ -109,6 +114,8 @@ def _pairs(text: str) -> tuple[dict[str, set[str]], set[str]]:
     """Company names the text pairs with tickers, and every ticker it so marks (plus quote links)."""
     names: dict[str, set[str]] = {}
     marked = {m.group("ticker") for m in _QUOTE_LINK.finditer(text)}
+    if "(" not in text:  # both pair patterns need a parenthesis: skip their costly scans
+        return names, marked - _NOT_TICKERS
     for pattern in _PAIRS:
         for found in pattern.finditer(text):
             ticker, name = found.group("ticker"), _SUFFIX.sub("", found.group("name")).strip()
@@ -137,6 +144,11 @@ class _Subject:
         paired, marked = _pairs(whole)
         self.names = {a.strip() for a in aliases if a and a.strip()}
         self.names |= {n for t in own for n in paired.get(t, ())}
+        # compiled once per post, not looked up per sentence: a name stands alone (not "$Apple", "Apples")
+        self._name_patterns = tuple(re.compile(rf"(?<![\w$]){re.escape(n)}(?!\w)") for n in self.names)
+        # any name at all: one scan (an alternation matches where some name's own pattern does)
+        alternatives = "|".join(re.escape(n) for n in self.names)
+        self._any_name = re.compile(rf"(?<![\w$])(?:{alternatives})(?!\w)") if self.names else None
         self.others = {t.strip().upper() for t in tickers if t and t.strip()} | marked
         self.others |= {m.upper() for m in _CASHTAG.findall(whole)} | _repeated_title_words(title, whole)
         self.others -= own
@@ -149,12 +161,12 @@ class _Subject:
     def names_company(self, text: str) -> bool:
         if mentions(text, self.symbol):
             return True
-        return any(re.search(rf"(?<![\w$]){re.escape(n)}(?!\w)", text) for n in self.names)
+        return self._any_name is not None and self._any_name.search(text) is not None
 
     def about_other(self, sentence: str, end: int) -> str | None:
         """The other company a claim ending at ``end`` belongs to: the last company named before it."""
         head = sentence[:end]
-        own = [m.end() for n in self.names for m in re.finditer(rf"(?<![\w$]){re.escape(n)}(?!\w)", head)]
+        own = [m.end() for pattern in self._name_patterns for m in pattern.finditer(head)]
         own += [m.end() for m in re.finditer(rf"(?<![\w$]){re.escape(self.symbol)}(?![\w])", head)]
         others = [(e, n) for e, n in possessives(head) if not self.names_company(n)]
         for ticker in self.others:
@@ -184,8 +196,10 @@ def _clip(sentence: str) -> str:
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1].rstrip() + "…"
 
 
-def _event_claims(sentence: str) -> Iterator[tuple[str, int]]:
-    """(kind, end of the phrase) of each event the sentence asserts."""
+def _event_claims(sentence: str, lowered: str | None) -> Iterator[tuple[str, int]]:
+    """(kind, end of the phrase) of each event the sentence asserts (``lowered``: ``folded(sentence)``)."""
+    if not EVENT_GATE.passes(sentence, lowered):  # no event word: no rule can match
+        return
     for kind, pattern in EVENT_RULES:
         found = next((f for f in pattern.finditer(sentence) if asserted(f, with_match=False)), None)
         if found is not None:
@@ -196,14 +210,18 @@ _DIGIT = re.compile(r"\d")
 _Figure = tuple[str, float, Literal["USD", "USD/shares", "percent"], Literal["revenue", "eps"] | None, int]
 
 
-def _figures(sentence: str, subject: _Subject) -> Iterator[_Figure]:
+def _figures(sentence: str, lowered: str | None, subject: _Subject) -> Iterator[_Figure]:
     def clean(found: re.Match[str]) -> bool:  # a figure's gap may hold the hedge: "revenue will be $6.7B"
         return asserted(found, with_match=True)
 
     if not _DIGIT.search(sentence):  # every figure rule needs a number: most sentences have none
         return
+    # a group whose gate fails cannot match (revenue needs a "$" amount, growth a "%"): skip its scans
+    revenue_rules = REVENUE_RULES if "$" in sentence and REVENUE_GATE.passes(sentence, lowered) else ()
+    eps_rules = EPS_RULES if EPS_GATE.passes(sentence, lowered) else ()
+    growth_rules = GROWTH_RULES if "%" in sentence and GROWTH_GATE.passes(sentence, lowered) else ()
 
-    for pattern in REVENUE_RULES:
+    for pattern in revenue_rules:
         for found in pattern.finditer(sentence):
             value = money(found)
             if (
@@ -214,13 +232,13 @@ def _figures(sentence: str, subject: _Subject) -> Iterator[_Figure]:
             ):
                 yield "revenue", value, "USD", None, found.end()
                 break
-    for pattern in EPS_RULES:
+    for pattern in eps_rules:
         for found in pattern.finditer(sentence):
             value = money(found, per_share=True)
             if value is not None and abs(value) < 1000 and clean(found):
                 yield "eps", value, "USD/shares", None, found.end()
                 break
-    for pattern in GROWTH_RULES:
+    for pattern in growth_rules:
         for found in pattern.finditer(sentence):
             if clean(found) and fact_word_ok(found, subject.names_company):
                 yield "growth", growth_value(found), "percent", metric_of(found), found.end()
@@ -251,9 +269,10 @@ def _claims_from(
         taken[kind] = SocialClaim.model_validate({**base, **fields})
 
     for sentence in _ordered(subject, title, body):
-        for kind, end in _event_claims(sentence):
+        lowered = folded(sentence)
+        for kind, end in _event_claims(sentence, lowered):
             take(kind, sentence, end, {})
-        for kind, value, unit, metric, end in _figures(sentence, subject):
+        for kind, value, unit, metric, end in _figures(sentence, lowered, subject):
             take(kind, sentence, end, {"value": value, "unit": unit, "metric": metric})
     return list(taken.values())
 

@@ -18,7 +18,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from findesk.data.router import DataRouter
     from findesk.knowledge.filings.sections import SectionService
 
+S = TypeVar("S")
 MAX_SUMMARY_CHARS = 4_000
 MAX_RESULT_CHARS = 200_000
 _ANY = TypeAdapter(Any)
@@ -37,15 +38,39 @@ _ANY = TypeAdapter(Any)
 
 @dataclass
 class ToolContext:
-    """What tools may use: the data router, the filing-section service and the run's data context."""
+    """What tools may use: the data router, the filing-section service, the run's data context, and
+    any further services (retrieval, memory, a sandbox, mail …) looked up by type or by name.
+
+    The router and the section service are fields because every data tool needs them; a later service
+    is registered in ``services`` (see ``tools.catalog.SERVICE_FACTORIES``) and read with ``service``
+    or ``require``, so adding one never touches the tools that do not use it.
+    """
 
     router: DataRouter
     sections: SectionService
     context: DataContext
+    services: dict[type | str, object] = field(default_factory=dict)
 
     @property
     def as_of(self) -> date:
         return self.context.as_of
+
+    def service(self, key: type[S] | str) -> S | None:
+        """The service registered under ``key`` (its type, or a name), or None."""
+        return cast("S | None", self.services.get(key))
+
+    def require(self, key: type[S] | str) -> Result[S]:
+        """The service under ``key``, or ``not_configured`` naming it, for a tool to return as is."""
+        found = self.services.get(key)
+        if found is None:
+            name = key if isinstance(key, str) else key.__name__
+            return Err(ErrorCode.NOT_CONFIGURED, f"{name} is not available in this run")
+        return Ok(cast(S, found))
+
+    def with_context(self, context: DataContext) -> ToolContext:
+        """The same open services for another run's data context (as-of date): services are shared,
+        the as-of date is per run."""
+        return ToolContext(self.router, self.sections, context, self.services)
 
 
 ToolFn = Callable[[Any, ToolContext], Awaitable[Result[Any]]]

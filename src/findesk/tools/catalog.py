@@ -4,11 +4,16 @@ Rules:
 - ``default_registry`` is the one place tools are registered; later tool families add theirs here,
   and a duplicate name fails at start-up (``ToolRegistry.register``).
 - ``open_tool_context`` builds the router for the run's data context and the filing-section
-  service on top of it; a wrong vendor chain is an ``Err``, not an exception. Whoever opens a
-  context closes it with ``close_tool_context`` (it closes the router's vendors and HTTP client).
+  service on top of it, then every service in ``SERVICE_FACTORIES`` (retrieval, memory, sandbox, mail
+  as later issues add them), each registered under its key; a wrong vendor chain or a failing factory
+  is an ``Err``, not an exception. Whoever opens a context closes it with ``close_tool_context`` (it
+  closes the services in reverse order, then the router's vendors and HTTP client).
 """
 
 from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from findesk.core.config import Settings
 from findesk.core.result import Err, Ok, Result
@@ -35,13 +40,44 @@ def default_registry() -> ToolRegistry:
     return ToolRegistry(data_tools())
 
 
-async def open_tool_context(settings: Settings, context: DataContext) -> Result[ToolContext]:
+@dataclass(frozen=True)
+class ServiceFactory:
+    """How one extra service of the tool context is opened and closed. ``key``: its type or name, as
+    tools look it up (``ctx.service(key)``)."""
+
+    key: type | str
+    open: Callable[[Settings, ToolContext], Awaitable[Result[object]]]
+    close: Callable[[object], Awaitable[None]] | None = None
+
+
+# Later issues register their services here (retrieval, memory, sandbox, mail).
+SERVICE_FACTORIES: list[ServiceFactory] = []
+
+
+async def open_tool_context(
+    settings: Settings, context: DataContext, factories: list[ServiceFactory] | None = None
+) -> Result[ToolContext]:
     router = build_router(settings, context)
     if isinstance(router, Err):
         return router
     sections = SectionService(router.value, settings.cache_dir)
-    return Ok(ToolContext(router=router.value, sections=sections, context=context))
+    ctx = ToolContext(router=router.value, sections=sections, context=context)
+    for factory in SERVICE_FACTORIES if factories is None else factories:
+        opened = await factory.open(settings, ctx)
+        if isinstance(opened, Err):
+            await close_tool_context(ctx, factories)
+            return Err(opened.code, f"{_name(factory.key)}: {opened.reason}")
+        ctx.services[factory.key] = opened.value
+    return Ok(ctx)
 
 
-async def close_tool_context(ctx: ToolContext) -> None:
+async def close_tool_context(ctx: ToolContext, factories: list[ServiceFactory] | None = None) -> None:
+    for factory in reversed(SERVICE_FACTORIES if factories is None else factories):
+        service = ctx.services.pop(factory.key, None)
+        if service is not None and factory.close is not None:
+            await factory.close(service)
     await ctx.router.aclose()
+
+
+def _name(key: type | str) -> str:
+    return key if isinstance(key, str) else key.__name__

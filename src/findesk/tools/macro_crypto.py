@@ -22,7 +22,7 @@ from findesk.core.result import Result
 from findesk.data.models import MacroSeries, OnchainTx, ProtocolTVL, SanctionsScreen, TokenInfo
 from findesk.tools.args import POINT_IN_TIME, QUOTE_RULE, ToolArgs
 from findesk.tools.base import Tool, ToolContext
-from findesk.tools.summaries import compact, exact, fit_lines, money, when
+from findesk.tools.summaries import cited, compact, exact, fit_lines, money, sources_line, when
 
 DEFAULT_MACRO_YEARS = 5
 RECENT_POINTS = 6
@@ -77,8 +77,7 @@ def summarize_macro(m: MacroSeries) -> str:
         )
     else:
         lines.append("no release lag: each observation is known on its own date")
-    note = f" ({m.source.note})" if m.source.note else ""
-    return "\n".join(lines) + f"\nSource: {m.source.cite()}{note}"
+    return "\n".join(lines) + f"\nSource: {cited(m.source)}"
 
 
 get_macro_series = Tool(
@@ -126,8 +125,7 @@ def summarize_txs(txs: list[OnchainTx]) -> str:
     if not txs:
         return "No transactions recorded for this address."
     head = f"{len(txs)} {txs[0].chain} transactions, newest first (amounts in whole units of the asset):"
-    sources = sorted({t.source.cite() + (f" ({t.source.note})" if t.source.note else "") for t in txs})
-    return fit_lines(head, [_tx_line(t) for t in txs], "Sources: " + "; ".join(sources))
+    return fit_lines(head, [_tx_line(t) for t in txs], sources_line(t.source for t in txs))
 
 
 get_onchain_txs = Tool(
@@ -165,8 +163,7 @@ def summarize_token(t: TokenInfo) -> str:
         lines.append(f"24h volume {compact(t.volume_24h_usd)} USD")
     if t.contracts:
         lines.append("contracts: " + ", ".join(f"{k} {v}" for k, v in sorted(t.contracts.items())))
-    note = f" ({t.source.note})" if t.source.note else ""
-    return "; ".join(lines) + f". Source: {t.source.cite()}{note}"
+    return "; ".join(lines) + f". Source: {cited(t.source)}"
 
 
 get_token = Tool(

@@ -30,7 +30,7 @@ from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.models import Company, PriceBars, Quote, Source
 from findesk.tools.args import POINT_IN_TIME, QUOTE_RULE, SymbolArgs, Ticker, ToolArgs
 from findesk.tools.base import Tool, ToolContext
-from findesk.tools.summaries import compact, exact, money
+from findesk.tools.summaries import cited, compact, exact, money
 
 DEFAULT_LOOKBACK_DAYS = 90
 MAX_LOOKBACK_DAYS = 1_300
@@ -49,8 +49,7 @@ def summarize_company(c: Company) -> str:
         f"industry {c.industry or 'unknown'}",
         "ETF" if c.is_etf else "not an ETF",
     ]
-    note = f" ({c.source.note})" if c.source.note else ""
-    return "; ".join(parts) + f". Source: {c.source.cite()}{note}"
+    return "; ".join(parts) + f". Source: {cited(c.source)}"
 
 
 get_company = Tool(
@@ -98,9 +97,7 @@ def summarize_quote(q: Quote) -> str:
             f"{r.start.isoformat()}..{r.end.isoformat()}"
             + ("" if r.complete else " (data does not cover the full 52 weeks)")
         )
-    text = "; ".join(lines) + f". Source: {q.source.cite()}"
-    if q.source.note:
-        text += f" ({q.source.note})"
+    text = "; ".join(lines) + f". Source: {cited(q.source)}"
     if r is not None:
         text += f"; 52-week range: {r.source.cite()}" + "".join(f"\nNote: {n}" for n in r.notes)
     for note in q.notes:
@@ -184,8 +181,7 @@ def summarize_bars(b: PriceBars) -> str:
         lines.append(f"total return over the window {change:+.2f}% (first to last close)")
     if volumes:
         lines.append(f"average daily volume {exact(round(sum(volumes) / len(volumes)))} shares")
-    text = "\n".join(lines) + f"\nSource: {b.source.cite()}"
-    return text + (f" ({b.source.note})" if b.source.note else "")
+    return "\n".join(lines) + f"\nSource: {cited(b.source)}"
 
 
 get_price_history = Tool(

@@ -25,7 +25,7 @@ from findesk.core.result import Ok, Result
 from findesk.data.models import NewsItem, SocialPost, Transcript
 from findesk.tools.args import POINT_IN_TIME, QUOTE_RULE, UNVERIFIED, Ticker, ToolArgs
 from findesk.tools.base import Tool, ToolContext
-from findesk.tools.summaries import clip, fit_lines, when
+from findesk.tools.summaries import clip, fit_lines, sources_line, when
 
 POST_CHARS = 200
 TRANSCRIPT_PREVIEW_CHARS = 800
@@ -131,8 +131,7 @@ def summarize_posts(posts: list[SocialPost]) -> str:
     if not posts:
         return f"{UNVERIFIED}. No posts found."
     head = f"{UNVERIFIED}. {len(posts)} {posts[0].platform} posts{_span(posts)}, newest first:"
-    sources = sorted({p.source.cite() + (f" ({p.source.note})" if p.source.note else "") for p in posts})
-    return fit_lines(head, [_post_line(p) for p in posts], "Sources: " + "; ".join(sources))
+    return fit_lines(head, [_post_line(p) for p in posts], sources_line(p.source for p in posts))
 
 
 get_reddit_posts = Tool(

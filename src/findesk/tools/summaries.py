@@ -3,13 +3,16 @@
 Rules: pure and deterministic (same value, same text). Exact figures are printed exactly
 (``exact``); only sizes such as market caps are abbreviated (``compact``), and the long form stays in
 the full result. Summaries stay within ``SUMMARY_BUDGET``, below the executor's 4,000-character cap,
-so they are never cut mid-line.
+so they are never cut mid-line. A cited source carries its note (``cited``), so a caveat such as
+"derived" or "partial" travels with the citation.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+
+from findesk.data.models import Source
 
 SUMMARY_BUDGET = 3_200
 
@@ -43,6 +46,16 @@ def when(moment: datetime) -> str:
     """A timestamp in UTC to the minute (naive times are taken as UTC), e.g. 2025-08-27 20:22Z."""
     aware = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
     return aware.astimezone(UTC).strftime("%Y-%m-%d %H:%MZ")
+
+
+def cited(source: Source) -> str:
+    """A source's citation, followed by its note in brackets when it has one."""
+    return source.cite() + (f" ({source.note})" if source.note else "")
+
+
+def sources_line(sources: Iterable[Source]) -> str:
+    """``Sources: a; b``: each distinct citation (with its note) once, sorted."""
+    return "Sources: " + "; ".join(sorted({cited(source) for source in sources}))
 
 
 def clip(text: str, limit: int) -> str:

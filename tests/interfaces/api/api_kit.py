@@ -1,4 +1,4 @@
-"""API test kit: parsing an SSE body, posting a briefing, the app factory's type (fixtures are in
+"""API test kit: parsing an SSE body, posting a briefing or any run, the app factory's type (fixtures are in
 ``conftest.py``). A module of its own so every test imports it by a unique name."""
 
 from __future__ import annotations
@@ -49,6 +49,20 @@ def brief(client: TestClient, body: dict[str, Any] | str, **headers: str) -> tup
         )
     else:
         response = client.post("/v1/brief", json=body, headers=headers)
+    if response.headers.get("content-type", "").startswith("text/event-stream"):
+        return response.status_code, parse_sse(response.text), None
+    return response.status_code, [], response.json()
+
+
+def run(
+    client: TestClient, workflow: str, body: dict[str, Any] | str, **headers: str
+) -> tuple[int, list[Sse], Any]:
+    """POST /v1/runs/{workflow}; (status, SSE frames, JSON error body or None)."""
+    url = f"/v1/runs/{workflow}"
+    if isinstance(body, str):
+        response = client.post(url, content=body, headers={"content-type": "application/json", **headers})
+    else:
+        response = client.post(url, json=body, headers=headers)
     if response.headers.get("content-type", "").startswith("text/event-stream"):
         return response.status_code, parse_sse(response.text), None
     return response.status_code, [], response.json()

@@ -1,9 +1,10 @@
 """Browser test kit: ``findesk serve`` as a subprocess on a free loopback port, and Debian Chromium
 driven by Playwright.
 
-Rules: the server gets its own state and cache directories and no ``FINDESK_*`` variable of the caller;
-it is stopped (terminate, then kill) when the context ends. Outside CI a module using the kit is skipped
-when Chromium or Playwright is missing; in CI (``CI=true``) it fails.
+Rules: the server gets its own state and cache directories and no ``FINDESK_*`` variable of the caller
+(only those a test passes in ``env``, e.g. ``FINDESK_WORKFLOWS`` for a plug-in); it is stopped (terminate,
+then kill) when the context ends. Outside CI a module using the kit is skipped when Chromium or Playwright
+is missing; in CI (``CI=true``) it fails.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -53,17 +54,24 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(snapshot: Path | None, workdir: Path) -> Iterator[tuple[str, str]]:
-    """``findesk serve`` on 127.0.0.1 (on ``snapshot``, else the configured one): (base URL, start-up log)."""
+def serving(
+    snapshot: Path | None, workdir: Path, env: Mapping[str, str] | None = None
+) -> Iterator[tuple[str, str]]:
+    """``findesk serve`` on 127.0.0.1 (on ``snapshot``, else the configured one): (base URL, start-up log).
+    ``env``: variables set for the server on top of the caller's (minus its ``FINDESK_*``)."""
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("FINDESK_")}
-    env |= {"FINDESK_STATE_DIR": str(workdir / "state"), "FINDESK_CACHE_DIR": str(workdir / "cache")}
+    server_env = {k: v for k, v in os.environ.items() if not k.startswith("FINDESK_")}
+    server_env |= {"FINDESK_STATE_DIR": str(workdir / "state"), "FINDESK_CACHE_DIR": str(workdir / "cache")}
     if snapshot is not None:
-        env["FINDESK_SNAPSHOT_DIR"] = str(snapshot)
+        server_env["FINDESK_SNAPSHOT_DIR"] = str(snapshot)
+    server_env |= dict(env or {})
     log = workdir / "serve.log"
     with log.open("w") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "findesk", "serve", "--port", str(port)], env=env, stdout=out, stderr=out
+            [sys.executable, "-m", "findesk", "serve", "--port", str(port)],
+            env=server_env,
+            stdout=out,
+            stderr=out,
         )
     url = f"http://127.0.0.1:{port}"
     try:

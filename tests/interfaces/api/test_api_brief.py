@@ -118,10 +118,10 @@ def test_a_failing_source_shows_as_a_warning_in_the_stream_and_a_tool_error_metr
         f'findesk_tool_errors_total{{code="unavailable",tool="get_quote"}} {float(len(results))}' in metrics
     )
     assert 'findesk_tool_calls_total{tool="get_risk_factors"} 1.0' in metrics
-    assert 'findesk_runs_total{status="done"} 1.0' in metrics
+    assert 'findesk_runs_total{status="done",workflow="brief"} 1.0' in metrics
     assert 'findesk_http_requests_total{method="POST",route="/v1/brief",status="200"} 1.0' in metrics
     assert "findesk_http_request_duration_seconds_bucket" in metrics
-    assert "findesk_brief_first_event_seconds_count 1.0" in metrics
+    assert 'findesk_run_first_event_seconds_count{workflow="brief"} 1.0' in metrics
 
 
 def test_model_runs_count_tokens_and_cost_in_metrics(make_api: MakeApi) -> None:
@@ -185,7 +185,7 @@ def test_a_briefing_in_a_worker_process_streams_the_same_run(make_api: MakeApi) 
 def test_a_quiet_stream_gets_keep_alive_comments(make_api: MakeApi, monkeypatch: pytest.MonkeyPatch) -> None:
     import asyncio
 
-    from findesk.interfaces.api import briefs
+    from findesk.interfaces.api import run_stream
 
     def slow(tool: Tool) -> Tool:
         async def fn(args: Any, ctx: ToolContext) -> Any:
@@ -194,7 +194,7 @@ def test_a_quiet_stream_gets_keep_alive_comments(make_api: MakeApi, monkeypatch:
 
         return dataclasses.replace(tool, fn=fn)
 
-    monkeypatch.setattr(briefs, "PING_S", 0.05)
+    monkeypatch.setattr(run_stream, "PING_S", 0.05)
     # every tool waits first: all calls start together, then nothing happens for 0.3 s
     client = make_api(registry=ToolRegistry([slow(t) for t in data_tools()]))
     response = client.post("/v1/brief", json={"ticker": "AAPL"})

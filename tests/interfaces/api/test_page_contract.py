@@ -11,7 +11,11 @@ The regexes rely on this shape of app.js (its header comment asks to keep it):
 - each handler is a top-level ``function on_<kind>(d, ev) {`` whose body ends at the first line that is
   exactly ``}``; inside it the payload is used only as ``d.<field>`` (never passed on whole or indexed);
 - the done result is read only inside ``function show_briefing(r) {`` as ``r.<field>[.<field>…]``, and
-  each dotted chain must resolve through the pydantic models (``r.audit.run_id``).
+  each dotted chain must resolve through the pydantic models (``r.audit.run_id``);
+- views are ``const <Name>View = Object.freeze({`` with one ``member: value,`` per line, then ``});``;
+  ``VIEWS`` maps workflow names to them the same way, and ``VIEW_MEMBERS`` lists the members every view has;
+- the only markup the page inserts is a section event's html, through ``sanitize_html(s.html)`` inside a
+  view's ``section`` function (``check_html_sinks``).
 String literals and comments are blanked before reads are collected, so prose never counts as a read.
 """
 
@@ -32,6 +36,8 @@ from pydantic import BaseModel
 import findesk
 from findesk.core.events import event_registry
 from findesk.core.events.model import EVENT_TYPES
+from findesk.core.result import Err
+from findesk.workflows import registry
 from findesk.workflows.brief.models import DISCLAIMER, SECTION_NAMES, SECTION_TITLES, Briefing
 
 STATIC = Path(findesk.__file__).parent / "interfaces" / "api" / "static"
@@ -43,6 +49,9 @@ _ENTRY_RE = re.compile(r"^\s*(?P<kind>\w+): (?P<fn>\w+),?$")
 _STRING_OR_COMMENT_RE = re.compile(r"\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|//[^\n]*|/\*.*?\*/", re.S)
 _D_READ_RE = re.compile(r"(?<![\w$.])d\.([A-Za-z_$][\w$]*)")
 _R_READ_RE = re.compile(r"(?<![\w$.])r((?:\.[A-Za-z_$][\w$]*)+)")
+_FUNCTION_RE = re.compile(r"^(?:async )?function (\w+)\(([^)]*)\) \{\n(.*?)^\}$", re.M | re.S)
+_FROZEN_RE = r"^const {name} = Object\.freeze\(\{{\n(?P<body>.*?)^\}}\);$"
+_MEMBER_RE = re.compile(r"^\s*(?P<key>\w+): (?P<value>.+?),$")
 
 
 def _blank_strings_and_comments(js: str) -> str:
@@ -135,6 +144,70 @@ def check_page(js: str, registry: Registry, result_model: type[BaseModel]) -> li
                 problems.append(why)
         if re.search(r"(?<![\w$.])r(?![\w$]|\.[A-Za-z_$])", code):
             problems.append("show_briefing uses r other than as r.<field>")
+    return problems
+
+
+def top_level_functions(js: str) -> dict[str, tuple[str, str]]:
+    """Every top-level ``function name(params) {`` … ``}`` of app.js: {name: (params, body)}."""
+    return {m[1]: (m[2], m[3]) for m in _FUNCTION_RE.finditer(js)}
+
+
+def frozen_object(js: str, name: str) -> dict[str, str] | None:
+    """``const name = Object.freeze({ key: value, … });`` as {key: value source}; None when absent."""
+    m = re.search(_FROZEN_RE.format(name=re.escape(name)), js, re.M | re.S)
+    if m is None:
+        return None
+    return {e["key"]: e["value"] for line in m["body"].splitlines() if (e := _MEMBER_RE.match(line))}
+
+
+def views_map(js: str) -> dict[str, dict[str, str]]:
+    """Every view object of app.js (``const <Name>View = Object.freeze({``) by name, as its members."""
+    names = re.findall(r"^const (\w+View) = Object\.freeze\(\{$", js, re.M)
+    return {name: frozen_object(js, name) or {} for name in names}
+
+
+def _calls(code: str, fn: str) -> list[str]:
+    """The argument text of every call ``fn(…)`` in ``code`` (nested parentheses included)."""
+    out = []
+    for m in re.finditer(rf"(?<![\w$.]){re.escape(fn)}\(", code):
+        depth, i = 1, m.end()
+        while i < len(code) and depth:
+            depth += {"(": 1, ")": -1}.get(code[i], 0)
+            i += 1
+        out.append(code[m.end() : i - 1].strip())
+    return out
+
+
+def check_html_sinks(js: str) -> list[str]:
+    """Every way app.js could insert markup other than a section event's html (empty = none).
+
+    Only ``sanitize_html`` parses markup (DOMParser); it is called only by a view's ``section`` function,
+    and only on ``s.html`` (the section event's html, which ``on_section`` puts there); ``on_section``
+    takes ``html`` from ``d.html`` and nothing else."""
+    problems: list[str] = []
+    functions = top_level_functions(js)
+    section_fns = {members.get("section") for members in views_map(js).values()} - {None}
+    if not section_fns:
+        problems.append("no view has a section member")
+    outside = _blank_strings_and_comments(_FUNCTION_RE.sub("", js))
+    if re.search(r"DOMParser|parseFromString|\bsanitize_html\(", outside):
+        problems.append("markup is parsed or inserted outside any function")
+    for name, (params, body) in sorted(functions.items()):
+        code = _blank_strings_and_comments(body)
+        if name == "sanitize_html":
+            continue
+        if re.search(r"DOMParser|parseFromString", code):
+            problems.append(f"{name} parses markup (only sanitize_html may)")
+        for arg in _calls(code, "sanitize_html"):
+            if name not in section_fns:
+                problems.append(f"{name} inserts html (only a view's section function may)")
+            elif arg != "s.html" or params != "s":
+                problems.append(
+                    f"{name} passes {arg} to sanitize_html (only s.html, the section event's html)"
+                )
+    on_section = _blank_strings_and_comments(functions.get("on_section", ("", ""))[1])
+    if re.findall(r"(?<![\w$.])html: ([^,\n]+)", on_section) != ["str(d.html)"]:
+        problems.append("on_section must hand the views html: str(d.html), and nothing else as html")
     return problems
 
 
@@ -433,3 +506,302 @@ def test_sse_parser_handles_split_frames_pings_and_multiline_data(app_js: str) -
     results = _run_sse_parser(app_js, runs)
     for chunks, frames in zip(runs, results, strict=True):
         assert frames == expected, chunks
+
+
+# ---------------------------------------------------------------- the router and the view registry
+
+
+def _view_members(js: str) -> list[str]:
+    m = re.search(r"^const VIEW_MEMBERS = (\[.*?\]);$", js, re.M)
+    assert m is not None, "app.js has no `const VIEW_MEMBERS = [...]`"
+    members: list[str] = json.loads(m[1])
+    return members
+
+
+def test_the_view_registry_maps_brief_and_every_other_workflow_gets_the_generic_view(app_js: str) -> None:
+    views = frozen_object(app_js, "VIEWS")
+    assert views == {"brief": "BriefView"}
+    code = _blank_strings_and_comments(top_level_functions(app_js)["view_for"][1])
+    assert "hasOwnProperty.call(VIEWS, workflow) ? VIEWS[workflow] : GenericView" in code
+    assert "window.findesk.views = Object.keys(VIEWS);" in app_js
+    assert set(views_map(app_js)) == {"BriefView", "GenericView"}
+
+
+def test_every_view_has_every_member_its_functions_exist_and_its_panels_are_its_own(
+    app_js: str, index_html: str
+) -> None:
+    members = _view_members(app_js)
+    functions = top_level_functions(app_js)
+    ids = {a["id"] for _, a in _parse(index_html).tags if "id" in a}
+    hidden = {a["id"] for _, a in _parse(index_html).tags if "id" in a and "hidden" in a}
+    seen_panels: set[str] = set()
+    for name, view in views_map(app_js).items():
+        assert list(view) == members, name
+        assert re.fullmatch(r'"\w+"', view["noun"]), (name, view["noun"])
+        panels = json.loads(view["panels"])
+        assert panels and set(panels) <= ids, (name, panels)
+        assert not set(panels) & seen_panels, f"{name} shares a panel with another view"
+        seen_panels |= set(panels)
+        # the briefing is the view the page opens on; every other view starts hidden
+        assert bool(set(panels) & hidden) == (name != "BriefView"), name
+        for member in members[2:]:
+            assert view[member] in functions, f"{name}.{member} = {view[member]} is not a top-level function"
+    # the router and handlers call only members every view has
+    called = set(re.findall(r"state\.view\.(\w+)\(", _blank_strings_and_comments(app_js)))
+    assert called and called <= set(members), sorted(called - set(members))
+    # and the handlers that hand events to a view are handlers of registry kinds
+    handlers, _ = handlers_map(app_js)
+    for kind in ("section", "done", "error"):
+        body = function_body(app_js, f"on_{kind}", "d, ev") or ""
+        assert "state.view." in body, kind
+    assert {"section", "done", "error"} <= set(handlers) <= set(event_registry())
+
+
+def test_every_event_kind_the_page_names_is_in_the_registry(app_js: str) -> None:
+    # an event's kind compared in code (`payload.type === "agent_start"`), typeof checks aside
+    compared = re.findall(r"(typeof )?[\w$.]+\.type === \"(\w+)\"", app_js)
+    named = {kind for typeof, kind in compared if not typeof} | set(handlers_map(app_js)[0])
+    assert "agent_start" in named  # the replay's opening event
+    assert named <= set(event_registry()), sorted(named - set(event_registry()))
+
+
+def test_only_a_views_section_function_inserts_html_and_only_the_section_events(app_js: str) -> None:
+    assert check_html_sinks(app_js) == []
+    sections = {v["section"] for v in views_map(app_js).values()}
+    assert sections == {"brief_section", "generic_section"}
+    for fn in sections:
+        assert _calls(_blank_strings_and_comments(function_body(app_js, fn, "s") or ""), "sanitize_html") == [
+            "s.html"
+        ]
+
+
+def test_the_html_checker_catches_other_markup(app_js: str) -> None:
+    broken = _mutate(
+        app_js,
+        '  $("run-headline").textContent = headline;\n',
+        '  $("run-headline").replaceChildren(sanitize_html(str(report.summary)));\n',
+    )
+    assert "generic_done inserts html (only a view's section function may)" in check_html_sinks(broken)
+    anchor = "  const box = state.boxes.get(s.name) || generic_box(s.name, s.title);\n"
+    broken = _mutate(app_js, anchor, anchor + "  box.appendChild(sanitize_html(s.title));\n")
+    assert "generic_section passes s.title to sanitize_html (only s.html, the section event's html)" in (
+        check_html_sinks(broken)
+    )
+    broken = _mutate(
+        app_js,
+        "function generic_done(result, summary, run_id) {\n",
+        "function generic_done(result, summary, run_id) {\n  new DOMParser();\n",
+    )
+    assert "generic_done parses markup (only sanitize_html may)" in check_html_sinks(broken)
+    broken = _mutate(app_js, "    html: str(d.html),\n", "    html: str(d.message),\n")
+    assert "on_section must hand the views html: str(d.html), and nothing else as html" in check_html_sinks(
+        broken
+    )
+
+
+def test_the_generic_form_and_view_are_labelled_and_send_nothing_natively(
+    app_js: str, index_html: str
+) -> None:
+    tags = _parse(index_html).tags
+    by_id = {a["id"]: (t, a) for t, a in tags if "id" in a}
+    labelled = {a["for"] for t, a in tags if t == "label" and "for" in a}
+    for control in ("workflow", "run-as-of", "run-mode"):
+        assert control in labelled, control
+    for tag, attrs in tags:
+        if tag in ("input", "select", "textarea"):
+            assert "name" not in attrs, f"<{tag} id={attrs.get('id')}> has a name"
+    code = _blank_strings_and_comments(app_js)
+    assert not re.search(r"\.name\s*=[^=]|setAttribute\(\s*\"name\"", code), "a generated control gets a name"
+    assert by_id["run-start"][1]["type"] == "submit"
+    assert by_id["run-as-of"][1]["type"] == "date"
+    assert [
+        v for t, a in tags if t == "option" and (v := a.get("value")) in ("auto", "deterministic", "model")
+    ] == [
+        "auto",
+        "deterministic",
+        "model",
+    ]
+    for form in ("desk", "brief-form", "run-form"):
+        assert by_id[form][0] == "form" and "novalidate" in by_id[form][1], form
+    assert by_id["run-result"][0] == "pre"  # the result is text, laid out as JSON
+    assert "hidden" in by_id["run-view"][1] and "hidden" in by_id["run-form"][1]
+
+
+# ------------------------------------------------- the form and route functions (run in node when present)
+
+_PURE_FUNCTIONS = (
+    ("str", "value"),
+    ("clip", "text, max"),
+    ("plural", "n, word"),
+    ("whole", "value"),
+    ("finite", "value"),
+    ("without_null", "prop"),
+    ("field_kind", "p"),
+    ("field_specs", "schema"),
+    ("field_value", "spec, raw, checked"),
+    ("decode_part", "part"),
+    ("parse_route", "hash"),
+    ("route_key", "route"),
+    ("route_hash", "workflow, arg"),
+)
+_PURE_CONSTS = ("BRIEF", "DATE_RE", "TEXTAREA_MIN")
+
+_PURE_HARNESS = """
+%s
+const cases = JSON.parse(process.argv[1]);
+const spec_of = (schema, key) => field_specs(schema).find((s) => s.key === key);
+process.stdout.write(JSON.stringify({
+  specs: cases.schemas.map(field_specs),
+  values: cases.values.map(([schema, key, raw, checked]) => field_value(spec_of(schema, key), raw, checked)),
+  routes: cases.hashes.map(parse_route),
+  hashes: cases.routes.map(([workflow, arg]) => route_hash(workflow, arg)),
+}));
+"""
+
+
+def _run_pure(js: str, cases: dict[str, Any]) -> dict[str, Any]:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    parts = []
+    for const in _PURE_CONSTS:
+        m = re.search(rf"^const {const} = .*;", js, re.M)
+        assert m is not None, const
+        parts.append(m[0])
+    for name, params in _PURE_FUNCTIONS:
+        body = function_body(js, name, params)
+        assert body is not None, name
+        parts.append(f"function {name}({params}) {{\n{body}}}\n")
+    source = _PURE_HARNESS % "\n".join(parts)
+    proc = subprocess.run([node, "-e", source, json.dumps(cases)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    out: dict[str, Any] = json.loads(proc.stdout)
+    return out
+
+
+SAMPLE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["symbol", "count"],
+    "properties": {
+        "symbol": {"type": "string", "title": "Symbol", "description": "US ticker", "maxLength": 10},
+        "count": {"type": "integer", "minimum": 1, "maximum": 5, "default": 2},
+        "ratio": {"anyOf": [{"type": "number"}, {"type": "null"}], "default": None},
+        "flag": {"type": "boolean", "default": False},
+        "day": {"anyOf": [{"type": "string", "format": "date"}, {"type": "null"}]},
+        "tone": {"enum": ["plain", "loud"], "type": "string"},
+        "note": {"type": "string", "maxLength": 2000},
+        "nested": {"$ref": "#/$defs/Thing"},
+        "items": {"type": "array", "items": {"type": "string"}},
+    },
+}
+
+
+def test_form_fields_follow_the_input_schemas(app_js: str) -> None:
+    schemas = [SAMPLE_SCHEMA]
+    names = ["brief", "agents.quote_filings", "agents.social", "agents.coordinator"]
+    for name in names:
+        spec = registry.load(name)
+        assert not isinstance(spec, Err), spec
+        schemas.append(spec.value.input_model.model_json_schema())
+    out = _run_pure(app_js, {"schemas": schemas, "values": [], "hashes": [], "routes": []})
+    sample, brief, quote, social, coordinator = out["specs"]
+    kinds = {f["key"]: f["kind"] for f in sample}
+    assert kinds == {
+        "symbol": "text",
+        "count": "integer",
+        "ratio": "number",
+        "flag": "boolean",
+        "day": "date",
+        "tone": "choice",
+        "note": "textarea",
+        "nested": "json",
+        "items": "json",
+    }
+    first = sample[0]
+    assert (first["id"], first["label"], first["help"], first["required"], first["max_length"]) == (
+        "wf-field-0",
+        "Symbol",
+        "US ticker",
+        True,
+        10,
+    )
+    count = sample[1]
+    assert (count["label"], count["minimum"], count["maximum"], count["initial"]) == ("count", 1, 5, 2)
+    assert sample[5]["options"] == ["plain", "loud"]
+    assert [(f["key"], f["kind"], f["required"]) for f in brief] == [
+        ("ticker", "text", True),
+        ("question", "text", False),
+    ]
+    assert [(f["key"], f["kind"], f["required"]) for f in quote] == [("symbol", "text", True)]
+    assert [(f["key"], f["kind"]) for f in social] == [("symbol", "text"), ("as_of", "date")]
+    assert {f["kind"] for f in coordinator if f["key"] in ("official", "social", "divergences")} == {"json"}
+
+
+def test_form_values_are_typed_and_checked_before_sending(app_js: str) -> None:
+    s = SAMPLE_SCHEMA
+    cases = [
+        [s, "symbol", "  AAPL ", False],
+        [s, "symbol", "", False],
+        [s, "symbol", "TOOLONGTICKER", False],
+        [s, "count", "3", False],
+        [s, "count", "2.5", False],
+        [s, "count", "9", False],
+        [s, "ratio", "", False],
+        [s, "ratio", "0.25", False],
+        [s, "flag", "", True],
+        [s, "day", "2025-08-29", False],
+        [s, "day", "29/08/2025", False],
+        [s, "tone", "loud", False],
+        [s, "tone", "shouty", False],
+        [s, "nested", '{"a": [1, "<b>"]}', False],
+        [s, "nested", "{nope", False],
+        [s, "note", "<img src=x onerror=alert(1)>", False],
+    ]
+    out = _run_pure(app_js, {"schemas": [], "values": cases, "hashes": [], "routes": []})["values"]
+    assert out[0] == {"value": "AAPL"}
+    assert out[1] == {"error": "Symbol is required."}
+    assert out[2] == {"error": "Symbol is longer than 10 characters."}
+    assert out[3] == {"value": 3}
+    assert out[4] == {"error": "count must be a whole number."}
+    assert out[5] == {"error": "count must be at most 5."}
+    assert out[6] == {"skip": True}
+    assert out[7] == {"value": 0.25}
+    assert out[8] == {"value": True}
+    assert out[9] == {"value": "2025-08-29"}
+    assert out[10] == {"error": "day must be a date (YYYY-MM-DD)."}
+    assert out[11] == {"value": "loud"}
+    assert out[12] == {"error": "tone must be one of: plain, loud."}
+    assert out[13] == {"value": {"a": [1, "<b>"]}}
+    assert out[14]["error"].startswith("nested must be JSON (")
+    assert out[15] == {"value": "<img src=x onerror=alert(1)>"}  # sent as typed: the server decides
+
+
+def test_the_hash_names_the_route_and_footnotes_are_not_routes(app_js: str) -> None:
+    hashes = [
+        "",
+        "#",
+        "#/brief",
+        "#/brief/AAPL",
+        "#/run/agents.quote_filings",
+        "#/run/agents.quote_filings/AAPL",
+        "#/runs/1a20cb6509280fdc5",
+        "#/agents.official",
+        "#source-3",
+        "#/run/a%2Fb",
+    ]
+    routes = [["brief", ""], ["brief", "BRK-B"], ["agents.quote_filings", ""], ["x y", "a/b"]]
+    out = _run_pure(app_js, {"schemas": [], "values": [], "hashes": hashes, "routes": routes})
+    wf = "workflow"
+    assert out["routes"] == [
+        {"kind": wf, "workflow": "brief", "arg": ""},
+        {"kind": wf, "workflow": "brief", "arg": ""},
+        {"kind": wf, "workflow": "brief", "arg": ""},
+        {"kind": wf, "workflow": "brief", "arg": "AAPL"},
+        {"kind": wf, "workflow": "agents.quote_filings", "arg": ""},
+        {"kind": wf, "workflow": "agents.quote_filings", "arg": "AAPL"},
+        {"kind": "run", "run_id": "1a20cb6509280fdc5"},
+        {"kind": wf, "workflow": "agents.official", "arg": ""},
+        None,
+        {"kind": wf, "workflow": "a/b", "arg": ""},
+    ]
+    assert out["hashes"] == ["#/brief", "#/brief/BRK-B", "#/run/agents.quote_filings", "#/run/x%20y/a%2Fb"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from datetime import date
 from pathlib import Path
 
@@ -116,10 +115,8 @@ def test_nvda_10q_risk_factors_and_absent_items(snapshot_dir: Path) -> None:
     assert len(risk) > 20_000 and "export" in risk.lower()
 
 
-def test_largest_10k_cold_parse_is_fast(snapshot_dir: Path) -> None:
+def test_the_largest_10k_parses_into_all_its_items(snapshot_dir: Path) -> None:
+    # how long the parse takes (target < 1.5 s cold) is measured by bench/data_layer.py, not asserted here
     doc = load(snapshot_dir, TEN_KS["TSLA"], "TSLA", "10-K")  # 2.6 MB, the snapshot's largest
-    start = time.perf_counter()
     sections = parse_document(doc)
-    elapsed = time.perf_counter() - start
-    assert len(sections) == 23
-    assert elapsed < 4.0, f"cold parse took {elapsed:.2f}s (target < 1.5 s)"
+    assert [s.item for s in sections] == list(TEN_K_ITEMS)  # all 23, in order

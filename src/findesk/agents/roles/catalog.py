@@ -1,4 +1,5 @@
-"""The roles the CLI and API can run by name."""
+"""The roles the CLI and API can run by name: every role of the package, each a one-node workflow
+(``agents.<name>``) whose input is its own schema as JSON."""
 
 from __future__ import annotations
 
@@ -6,5 +7,8 @@ from typing import Any
 
 from findesk.agents.role import Role
 from findesk.agents.roles import quote_filings
+from findesk.agents.roles.brief import coordinator, official, social
 
-ROLES: dict[str, Role[Any, Any]] = {role.name: role for role in (quote_filings.ROLE,)}
+ROLES: dict[str, Role[Any, Any]] = {
+    role.name: role for role in (quote_filings.ROLE, official.ROLE, social.ROLE, coordinator.ROLE)
+}

@@ -13,11 +13,14 @@ Rules:
 - errors are data: ``open`` returns ``Err``; a failed commit on the writer thread never raises into
   the run: it is recorded, reported once on stderr, and ``flush`` returns False from then on,
   because the events written before it are no longer all safe.
+- cheap to import: SQLAlchemy (and the settings) load when a log is opened or a URL is read, so a
+  module that only needs ``RunSummary`` does not pay for them.
 """
 
 from __future__ import annotations
 
 import atexit
+import functools
 import json
 import sys
 import threading
@@ -27,30 +30,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
-from sqlalchemy import (
-    Column,
-    Connection,
-    DateTime,
-    Engine,
-    Float,
-    Index,
-    Integer,
-    MetaData,
-    String,
-    Table,
-    Text,
-    case,
-    func,
-    select,
-)
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import RowMapping, make_url
-from sqlalchemy.exc import ArgumentError
 
-from findesk.core.config import Settings
 from findesk.core.events.model import (
     AgentStart,
     Done,
@@ -61,25 +44,15 @@ from findesk.core.events.model import (
     ToolResultReady,
 )
 from findesk.core.result import Err, ErrorCode, Ok, Result
-from findesk.core.storage import open_store
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection, Engine, MetaData, Table
+    from sqlalchemy.engine import RowMapping
+
+    from findesk.core.config import Settings
 
 BATCH_MAX = 500
 _COMMIT_ATTEMPTS = 3
-
-metadata = MetaData()
-events_table = Table(
-    "events",
-    metadata,
-    Column("event_id", String, primary_key=True),
-    Column("run_id", String, nullable=False),
-    Column("seq", Integer, nullable=False),
-    Column("parent_id", String),
-    Column("ts", DateTime(timezone=True), nullable=False),
-    Column("type", String, nullable=False),
-    Column("agent", String),
-    Column("payload", Text, nullable=False),
-    Index("ix_events_run_seq", "run_id", "seq"),
-)
 _COUNTERS = (
     "event_count",
     "tool_calls",
@@ -89,21 +62,62 @@ _COUNTERS = (
     "output_tokens",
     "cached_tokens",
 )
-runs_table = Table(
-    "runs",
-    metadata,
-    Column("run_id", String, primary_key=True),
-    Column("started_at", DateTime(timezone=True), nullable=False),
-    Column("updated_at", DateTime(timezone=True), nullable=False),
-    Column("title", Text),
-    Column("status", String, nullable=False),
-    Column("mode", String),
-    *(Column(name, Integer, nullable=False, default=0) for name in _COUNTERS),
-    Column("cost_usd", Float, nullable=False, default=0.0),
-    Column("error", Text),
-    Index("ix_runs_started", "started_at"),
-)
-_COLUMNS = tuple(column.name for column in runs_table.columns)
+
+
+@dataclass(frozen=True)
+class _Schema:
+    metadata: MetaData
+    events: Table
+    runs: Table
+    columns: tuple[str, ...]  # of ``runs``, in table order
+
+
+@functools.cache
+def _schema() -> _Schema:
+    """The tables, built on first use: SQLAlchemy costs ~0.2 s to import, and importing this module
+    (for ``RunSummary`` or ``audit_location``) must not pay it; opening a log does."""
+    from sqlalchemy import Column, DateTime, Float, Index, Integer, MetaData, String, Table, Text
+
+    metadata = MetaData()
+    events = Table(
+        "events",
+        metadata,
+        Column("event_id", String, primary_key=True),
+        Column("run_id", String, nullable=False),
+        Column("seq", Integer, nullable=False),
+        Column("parent_id", String),
+        Column("ts", DateTime(timezone=True), nullable=False),
+        Column("type", String, nullable=False),
+        Column("agent", String),
+        Column("payload", Text, nullable=False),
+        Index("ix_events_run_seq", "run_id", "seq"),
+    )
+    runs = Table(
+        "runs",
+        metadata,
+        Column("run_id", String, primary_key=True),
+        Column("started_at", DateTime(timezone=True), nullable=False),
+        Column("updated_at", DateTime(timezone=True), nullable=False),
+        Column("title", Text),
+        Column("status", String, nullable=False),
+        Column("mode", String),
+        *(Column(name, Integer, nullable=False, default=0) for name in _COUNTERS),
+        Column("cost_usd", Float, nullable=False, default=0.0),
+        Column("error", Text),
+        Index("ix_runs_started", "started_at"),
+    )
+    return _Schema(metadata, events, runs, tuple(column.name for column in runs.columns))
+
+
+def __getattr__(name: str) -> Any:
+    """``metadata``, ``events_table`` and ``runs_table`` as before, built on first use."""
+    if name == "metadata":
+        return _schema().metadata
+    if name == "events_table":
+        return _schema().events
+    if name == "runs_table":
+        return _schema().runs
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class RunSummary(BaseModel):
@@ -172,7 +186,8 @@ class _RunDelta:
             self.status, self.error = "error", f"{d.code}: {d.message}"
 
     def row(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in _COLUMNS} | {"status": self.status or "running"}
+        columns = _schema().columns
+        return {name: getattr(self, name) for name in columns} | {"status": self.status or "running"}
 
 
 class AuditLog:
@@ -182,7 +197,15 @@ class AuditLog:
         self.location = location  # file path, or the URL without its password
         self._reader = reader
         self._writer = writer
-        self._insert: Callable[[Table], Any] = postgresql.insert if backend == "postgresql" else sqlite.insert
+        self._insert: Callable[[Table], Any]
+        if backend == "postgresql":  # only the dialect in use is imported (PostgreSQL's costs ~40 ms)
+            from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+
+            self._insert = postgresql_insert
+        else:
+            from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+            self._insert = sqlite_insert
         self._lock = threading.Lock()
         self._work = threading.Condition(self._lock)
         self._progress = threading.Condition(self._lock)
@@ -203,8 +226,14 @@ class AuditLog:
 
         ``read_only`` creates nothing: a missing file or schema is ``not_found``.
         """
+        from findesk.core.storage import open_store
+
         opened = open_store(
-            url, what="audit log", metadata=metadata, read_only=read_only, busy_timeout_s=busy_timeout_s
+            url,
+            what="audit log",
+            metadata=_schema().metadata,
+            read_only=read_only,
+            busy_timeout_s=busy_timeout_s,
         )
         if isinstance(opened, Err):
             if opened.code is ErrorCode.NOT_FOUND:
@@ -309,6 +338,9 @@ class AuditLog:
 
     def list_runs(self, limit: int = 20) -> list[RunSummary]:
         """The newest runs first."""
+        from sqlalchemy import select
+
+        runs_table = _schema().runs
         query = (
             select(runs_table)
             .order_by(runs_table.c.started_at.desc(), runs_table.c.run_id.desc())
@@ -319,9 +351,12 @@ class AuditLog:
 
     def find_run(self, run_id_or_prefix: str) -> Result[RunSummary]:
         """A run by its id or a unique prefix of it."""
+        from sqlalchemy import select
+
         key = run_id_or_prefix.strip()
         if not key:
             return Err(ErrorCode.INVALID_INPUT, "give a run id or a unique prefix of one")
+        runs_table = _schema().runs
         with self._reader.connect() as conn:
             rows = list(conn.execute(select(runs_table).where(runs_table.c.run_id == key)).mappings())
             if not rows:
@@ -343,6 +378,9 @@ class AuditLog:
 
     def events(self, run_id: str) -> list[Event]:
         """A run's events in sequence order."""
+        from sqlalchemy import select
+
+        events_table = _schema().events
         query = (
             select(events_table.c.payload)
             .where(events_table.c.run_id == run_id)
@@ -358,6 +396,9 @@ def open_audit_log(settings: Settings) -> Result[AuditLog]:
 
 def audit_location(url: str) -> str:
     """Where an audit URL points, for people: the SQLite file, or the URL without its password."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
     try:
         parsed = make_url(url)
     except ArgumentError:
@@ -368,6 +409,7 @@ def audit_location(url: str) -> str:
 
 
 def _store(conn: Connection, batch: list[Event], insert: Callable[[Table], Any]) -> None:
+    events_table = _schema().events
     add_event = insert(events_table).on_conflict_do_nothing(index_elements=[events_table.c.event_id])
     deltas: dict[str, _RunDelta] = {}
     for ev in batch:
@@ -389,6 +431,9 @@ def _store(conn: Connection, batch: list[Event], insert: Callable[[Table], Any])
 
 
 def _upsert_run(insert: Callable[[Table], Any], delta: _RunDelta) -> Any:
+    from sqlalchemy import case, func
+
+    runs_table = _schema().runs
     stmt = insert(runs_table).values(**delta.row())
     new, old = stmt.excluded, runs_table.c
     changes: dict[str, Any] = {

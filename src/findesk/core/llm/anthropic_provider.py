@@ -13,15 +13,15 @@ Rules:
   ``TokenUsage``; Anthropic itself reports only the uncached part there.
 - ``ModelRequest.temperature`` is not sent: the API version this SDK speaks (2026-10-21) answers 400
   to any sampling parameter, even the default value.
-- The SDK never retries (``max_retries=0``) and is imported on first use (importing it is slow).
+- The call itself (no SDK retries, the SDK imported on first use, every failure an ``Err``) is
+  ``SdkModel``'s (``core.llm.sdk``); this module says how to build, send, and read Anthropic's side.
 """
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING, Any
 
-from findesk.core.llm.openai_provider import direct_http_client, status_error
+from findesk.core.llm.sdk import SdkErrors, SdkModel, status_error
 from findesk.core.llm.types import (
     AssistantTurn,
     ModelRequest,
@@ -31,7 +31,7 @@ from findesk.core.llm.types import (
     ToolResults,
     UserText,
 )
-from findesk.core.result import ErrorCode, Ok, Result, err
+from findesk.core.result import Err
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -41,73 +41,41 @@ __all__ = ["AnthropicModel", "to_anthropic_params"]
 _CACHE = {"type": "ephemeral"}
 
 
-class AnthropicModel:
+class AnthropicModel(SdkModel["AsyncAnthropic"]):
     provider = "anthropic"
+    _reply = "message"
 
     def __init__(
         self, model: str, api_key: str, base_url: str | None = None, timeout_s: float = 120.0
     ) -> None:
-        self.model = model
-        self._api_key = api_key
-        self._base_url = base_url
-        self._timeout_s = timeout_s
-        self._client: AsyncAnthropic | None = None
-        self._source = f"anthropic:{model}"
+        super().__init__(model, api_key, base_url, timeout_s)
 
-    def _get_client(self) -> AsyncAnthropic:
-        if self._client is None:
-            from anthropic import AsyncAnthropic
+    @property
+    def _label(self) -> str:
+        return "Anthropic"
 
-            self._client = AsyncAnthropic(
-                api_key=self._api_key,
-                base_url=self._base_url,
-                timeout=self._timeout_s,
-                max_retries=0,
-                http_client=direct_http_client(self._base_url, self._timeout_s),
-            )
-        return self._client
-
-    async def complete(self, request: ModelRequest) -> Result[ModelResponse]:
+    def _errors(self) -> SdkErrors:
         import anthropic
 
-        try:
-            client = self._get_client()
-        except (anthropic.AnthropicError, ValueError) as exc:
-            return err(ErrorCode.NOT_CONFIGURED, f"the Anthropic client could not start: {exc}", self._source)
-        started = time.perf_counter()
-        try:
-            message = await client.messages.create(**to_anthropic_params(self.model, request))
-        except anthropic.APITimeoutError:
-            return err(ErrorCode.TIMEOUT, f"no answer within {self._timeout_s:g}s", self._source)
-        except anthropic.APIConnectionError as exc:
-            cause = exc.__cause__
-            reason = f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
-            return err(ErrorCode.UNAVAILABLE, f"could not reach Anthropic: {reason}", self._source)
-        except anthropic.APIStatusError as exc:
-            return status_error(
-                self._source,
-                "Anthropic",
-                exc.status_code,
-                exc.api_message or exc.message,
-                exc.response.headers,
-                overloaded=exc.type == "overloaded_error",
-            )
-        except anthropic.APIResponseValidationError as exc:
-            return err(ErrorCode.BAD_RESPONSE, f"unexpected response shape: {exc.message}", self._source)
-        except ValueError as exc:  # the SDK's JSON decoding of a non-JSON body
-            return err(ErrorCode.BAD_RESPONSE, f"the response body is not JSON: {exc}", self._source)
-        except anthropic.AnthropicError as exc:
-            return err(ErrorCode.UNAVAILABLE, f"{type(exc).__name__}: {exc}", self._source)
-        latency_ms = (time.perf_counter() - started) * 1000
-        try:
-            return Ok(self._response(message, latency_ms))
-        except (AttributeError, TypeError, ValueError) as exc:
-            return err(ErrorCode.BAD_RESPONSE, f"could not read the message: {exc}", self._source)
+        return SdkErrors.of(anthropic, anthropic.AnthropicError)
 
-    async def aclose(self) -> None:
-        client, self._client = self._client, None
-        if client is not None:
-            await client.close()
+    def _new_client(self) -> AsyncAnthropic:
+        from anthropic import AsyncAnthropic
+
+        return AsyncAnthropic(**self._client_options(self._api_key))
+
+    async def _send(self, client: AsyncAnthropic, request: ModelRequest) -> Any:
+        return await client.messages.create(**to_anthropic_params(self.model, request))
+
+    def _status_error(self, exc: Any) -> Err:
+        return status_error(
+            self._source,
+            self._label,
+            exc.status_code,
+            exc.api_message or exc.message,
+            exc.response.headers,
+            overloaded=exc.type == "overloaded_error",
+        )
 
     def _response(self, message: Any, latency_ms: float) -> ModelResponse:
         content = message.content

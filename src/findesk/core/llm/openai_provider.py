@@ -1,30 +1,24 @@
 """OpenAI Chat Completions adapter, for OpenAI itself and any OpenAI-compatible server by base URL.
 
 Rules:
-- ``complete`` never raises for provider trouble; it returns ``Err`` (see ``status_error`` for the
-  HTTP mapping): 429 → ``rate_limited`` (with ``retry_after``), 5xx and connection errors →
-  ``unavailable``, 401/403 → ``not_configured``, other 4xx → ``invalid_input``, timeouts →
-  ``timeout``, a body we cannot read → ``bad_response``. ``Err.source`` is ``"<provider>:<model>"``.
-- The SDK never retries (``max_retries=0``): retries and fallbacks belong to ``ModelChain``.
-- The SDK is imported on first use, because importing it is slow and most runs use no model.
-- Loopback base URLs get an HTTP client that ignores proxy environment variables; the SDK's default
-  client would otherwise send ``127.0.0.1`` traffic to ``HTTP_PROXY``.
+- ``complete`` never raises for provider trouble (``SdkModel`` in ``core.llm.sdk`` makes the call and
+  maps every failure; ``status_error`` maps HTTP statuses): 429 → ``rate_limited`` (with
+  ``retry_after``), except an ``insufficient_quota`` 429 → ``not_configured`` (waiting will not fix
+  it); 5xx and connection errors → ``unavailable``, 401/403 → ``not_configured``, other 4xx →
+  ``invalid_input``, timeouts → ``timeout``, a body we cannot read → ``bad_response``.
+  ``Err.source`` is ``"<provider>:<model>"``.
+- The SDK never retries and is imported on first use; loopback servers get a proxy-free client
+  (both ``SdkModel``'s). Compatible servers that need no key get a placeholder the SDK insists on.
 - Tool-call arguments that are not a JSON object become ``{"_unparsed_arguments": raw}``: the tool
   layer rejects the unknown field, so the model sees an ``invalid_input`` and can try again.
-- This module also holds the wire helpers shared with the Anthropic adapter (``status_error``,
-  ``retry_after_s``, ``direct_http_client``).
 """
 
 from __future__ import annotations
 
-import ipaddress
 import json
-import time
-from collections.abc import Mapping
-from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
+from findesk.core.llm.sdk import SdkErrors, SdkModel, status_error
 from findesk.core.llm.types import (
     AssistantTurn,
     ModelRequest,
@@ -34,18 +28,19 @@ from findesk.core.llm.types import (
     ToolResults,
     UserText,
 )
-from findesk.core.result import Err, ErrorCode, Ok, Result, err
+from findesk.core.result import Err, ErrorCode, err
 
 if TYPE_CHECKING:
-    import httpx2
     from openai import AsyncOpenAI
 
-__all__ = ["OpenAIChatModel", "direct_http_client", "retry_after_s", "status_error"]
+__all__ = ["OpenAIChatModel"]
 
 NO_KEY_PLACEHOLDER = "not-needed"  # the SDK insists on a key; local servers ignore it
 
 
-class OpenAIChatModel:
+class OpenAIChatModel(SdkModel["AsyncOpenAI"]):
+    _reply = "completion"
+
     def __init__(
         self,
         model: str,
@@ -54,73 +49,36 @@ class OpenAIChatModel:
         provider: str = "openai",
         timeout_s: float = 120.0,
     ) -> None:
-        self.model = model
         self.provider = provider
-        self._api_key = api_key
-        self._base_url = base_url
-        self._timeout_s = timeout_s
-        self._client: AsyncOpenAI | None = None
-        self._source = f"{provider}:{model}"
+        super().__init__(model, api_key, base_url, timeout_s)
 
-    def _get_client(self) -> AsyncOpenAI:
-        if self._client is None:
-            from openai import AsyncOpenAI
-
-            key = self._api_key
-            if not key and self.provider != "openai":
-                key = NO_KEY_PLACEHOLDER
-            self._client = AsyncOpenAI(
-                api_key=key,
-                base_url=self._base_url,
-                timeout=self._timeout_s,
-                max_retries=0,
-                http_client=direct_http_client(self._base_url, self._timeout_s),
-            )
-        return self._client
-
-    async def complete(self, request: ModelRequest) -> Result[ModelResponse]:
+    def _errors(self) -> SdkErrors:
         import openai
 
-        try:
-            client = self._get_client()
-        except openai.OpenAIError as exc:
-            return err(
-                ErrorCode.NOT_CONFIGURED, f"the {self._label} client could not start: {exc}", self._source
-            )
-        started = time.perf_counter()
-        try:
-            completion = await client.chat.completions.create(**self._params(request))
-        except openai.APITimeoutError:
-            return err(ErrorCode.TIMEOUT, f"no answer within {self._timeout_s:g}s", self._source)
-        except openai.APIConnectionError as exc:
-            return err(ErrorCode.UNAVAILABLE, f"could not reach {self._label}: {_cause(exc)}", self._source)
-        except openai.APIStatusError as exc:
-            if exc.code == "insufficient_quota":  # a 429 that no amount of waiting fixes
-                return err(
-                    ErrorCode.NOT_CONFIGURED,
-                    f"the {self._label} account has no quota left: {_openai_message(exc)}",
-                    self._source,
-                    status=exc.status_code,
-                )
-            return status_error(
-                self._source, self._label, exc.status_code, _openai_message(exc), exc.response.headers
-            )
-        except openai.APIResponseValidationError as exc:
-            return err(ErrorCode.BAD_RESPONSE, f"unexpected response shape: {exc.message}", self._source)
-        except ValueError as exc:  # the SDK's JSON decoding of a non-JSON body
-            return err(ErrorCode.BAD_RESPONSE, f"the response body is not JSON: {exc}", self._source)
-        except openai.OpenAIError as exc:
-            return err(ErrorCode.UNAVAILABLE, f"{type(exc).__name__}: {exc}", self._source)
-        latency_ms = (time.perf_counter() - started) * 1000
-        try:
-            return Ok(self._response(completion, latency_ms))
-        except (AttributeError, IndexError, TypeError, ValueError) as exc:
-            return err(ErrorCode.BAD_RESPONSE, f"could not read the completion: {exc}", self._source)
+        return SdkErrors.of(openai, openai.OpenAIError)
 
-    async def aclose(self) -> None:
-        client, self._client = self._client, None
-        if client is not None:
-            await client.close()
+    def _new_client(self) -> AsyncOpenAI:
+        from openai import AsyncOpenAI
+
+        key = self._api_key
+        if not key and self.provider != "openai":
+            key = NO_KEY_PLACEHOLDER
+        return AsyncOpenAI(**self._client_options(key))
+
+    async def _send(self, client: AsyncOpenAI, request: ModelRequest) -> Any:
+        return await client.chat.completions.create(**self._params(request))
+
+    def _status_error(self, exc: Any) -> Err:
+        if exc.code == "insufficient_quota":  # a 429 that no amount of waiting fixes
+            return err(
+                ErrorCode.NOT_CONFIGURED,
+                f"the {self._label} account has no quota left: {_openai_message(exc)}",
+                self._source,
+                status=exc.status_code,
+            )
+        return status_error(
+            self._source, self._label, exc.status_code, _openai_message(exc), exc.response.headers
+        )
 
     @property
     def _label(self) -> str:
@@ -207,83 +165,6 @@ def parse_arguments(raw: str | None) -> dict[str, Any]:
     return parsed if isinstance(parsed, dict) else {"_unparsed_arguments": raw}
 
 
-# -- shared wire helpers --------------------------------------------------------------------------
-
-
-def status_error(
-    source: str,
-    label: str,
-    status: int,
-    message: str,
-    headers: Mapping[str, str],
-    *,
-    overloaded: bool = False,
-) -> Err:
-    """Map an HTTP error status from a model provider to an ``Err`` (``label`` names the provider)."""
-    details: dict[str, Any] = {"status": status}
-    if status == 429 or status == 529 or overloaded:
-        retry_after = retry_after_s(headers)
-        if retry_after is not None:
-            details["retry_after"] = retry_after
-        what = "is rate limiting us" if status == 429 else "is overloaded"
-        return Err(ErrorCode.RATE_LIMITED, f"{label} {what} (HTTP {status}): {message}", source, details)
-    if status in (401, 403):
-        return Err(
-            ErrorCode.NOT_CONFIGURED,
-            f"the {label} API key was rejected (HTTP {status}: {message})",
-            source,
-            details,
-        )
-    if status == 408:
-        return Err(ErrorCode.TIMEOUT, f"{label} timed out the request (HTTP 408)", source, details)
-    if status >= 500:
-        return Err(ErrorCode.UNAVAILABLE, f"{label} answered HTTP {status}: {message}", source, details)
-    return Err(
-        ErrorCode.INVALID_INPUT, f"{label} rejected the request (HTTP {status}): {message}", source, details
-    )
-
-
-def retry_after_s(headers: Mapping[str, str]) -> float | None:
-    """Seconds the provider asked us to wait (``retry-after-ms`` or ``retry-after``), if it said."""
-    millis = headers.get("retry-after-ms")
-    if millis:
-        try:
-            return max(0.0, float(millis) / 1000)
-        except ValueError:
-            pass
-    value = (headers.get("retry-after") or "").strip()
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:  # the HTTP-date form
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    return max(0.0, when.timestamp() - time.time()) if when.tzinfo is not None else None
-
-
-def direct_http_client(base_url: str | None, timeout_s: float) -> httpx2.AsyncClient | None:
-    """For a loopback base URL, an HTTP client that ignores proxy settings; else ``None`` (SDK default)."""
-    if not base_url or not _is_loopback(base_url):
-        return None
-    import httpx2
-
-    return httpx2.AsyncClient(trust_env=False, timeout=timeout_s)
-
-
-def _is_loopback(url: str) -> bool:
-    host = urlsplit(url).hostname or ""
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def _openai_message(exc: Any) -> str:
     body = getattr(exc, "body", None)
     if isinstance(body, dict):
@@ -293,8 +174,3 @@ def _openai_message(exc: Any) -> str:
         if isinstance(body.get("message"), str):
             return str(body["message"])
     return str(getattr(exc, "message", exc))
-
-
-def _cause(exc: BaseException) -> str:
-    cause = exc.__cause__
-    return f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)

@@ -8,11 +8,14 @@ Rules this module keeps:
 - Amounts are exact: native values are wei -> ``Decimal`` ETH (10^-18), token values are scaled by
   the transfer's own ``tokenDecimal``; never floats.
 - Timestamps are the block's Unix time, as UTC datetimes.
+- Several answers for one address (the three actions, or overlapping recordings) merge into one list
+  (``merge_txs``): each transfer once, none after the cutoff, newest first.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any, Literal
@@ -28,6 +31,7 @@ ACTIONS: dict[str, TxKind] = {"txlist": "normal", "txlistinternal": "internal", 
 ADDRESS_RE = re.compile(r"^0x[0-9a-fA-F]{40}$")
 WEI_DECIMALS = 18
 
+_KIND_ORDER = {"normal": 0, "internal": 1, "token": 2}  # in one block: the call, then what it caused
 _NO_RESULTS = ("no transactions found", "no records found", "no token transfers found")
 
 
@@ -135,6 +139,21 @@ def dedupe_key(tx: OnchainTx) -> tuple[str, ...]:
         str(tx.value),
         (tx.token_contract or "").lower(),
     )
+
+
+def merge_txs(batches: Iterable[Iterable[OnchainTx]], cutoff: datetime, limit: int) -> list[OnchainTx]:
+    """The newest ``limit`` distinct transfers at or before ``cutoff`` from several answers: newest
+    block time first, then the higher block, then normal, internal, token transfers."""
+    seen: set[tuple[str, ...]] = set()
+    merged: list[OnchainTx] = []
+    for batch in batches:
+        for tx in batch:
+            key = dedupe_key(tx)
+            if tx.timestamp <= cutoff and key not in seen:
+                seen.add(key)
+                merged.append(tx)
+    merged.sort(key=lambda t: (-t.timestamp.timestamp(), -t.block_number, _KIND_ORDER.get(t.kind, 3)))
+    return merged[:limit]
 
 
 def parse_block_number(payload: Any, source: str = "etherscan") -> Result[int]:

@@ -126,37 +126,27 @@ class HttpCache:
 
     def _put_sync(self, key: str, entry: CachedResponse) -> None:
         headers = {k: v for k, v in entry.headers.items() if k.lower() not in _UNSTORED_HEADERS}
-        with self._lock:
-            conn = self._connect()
-            if conn is None:
-                return
-            try:
-                with conn:
-                    conn.execute(
-                        "INSERT OR REPLACE INTO responses (key, stored_at, status, url, headers, content)"
-                        " VALUES (?, ?, ?, ?, ?, ?)",
-                        (
-                            key,
-                            entry.stored_at,
-                            entry.status,
-                            redact_url(entry.url),
-                            json.dumps(headers),
-                            entry.content,
-                        ),
-                    )
-            except sqlite3.Error as exc:
-                log.warning("HTTP cache write failed (%s); the response is not cached", exc)
+        self._write(
+            "INSERT OR REPLACE INTO responses (key, stored_at, status, url, headers, content)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (key, entry.stored_at, entry.status, redact_url(entry.url), json.dumps(headers), entry.content),
+            "HTTP cache write failed (%s); the response is not cached",
+        )
 
     def _delete_sync(self, key: str) -> None:
+        self._write("DELETE FROM responses WHERE key = ?", (key,), "HTTP cache delete failed: %s")
+
+    def _write(self, sql: str, values: tuple[object, ...], failure: str) -> None:
+        """One statement in its own transaction; a failure is logged (``failure`` % the error), not raised."""
         with self._lock:
             conn = self._connect()
             if conn is None:
                 return
             try:
                 with conn:
-                    conn.execute("DELETE FROM responses WHERE key = ?", (key,))
+                    conn.execute(sql, values)
             except sqlite3.Error as exc:
-                log.warning("HTTP cache delete failed: %s", exc)
+                log.warning(failure, exc)
 
     async def get(self, key: str) -> CachedResponse | None:
         return await asyncio.to_thread(self._get_sync, key)

@@ -13,7 +13,8 @@ Rules this module keeps:
   copy exists, the stale copy is served with ``extra={"stale": True, "age_s": ..., "stale_reason": ...}``:
   a source being down degrades answers, it does not break them. Other 4xx are not papered over.
 - A JSON body that does not parse is evicted from the cache so the next call asks again.
-- Time (``clock``), waiting (``sleep``) and jitter (``rng``) are injectable so tests never sleep.
+- Time (``clock``: epoch seconds for cache ages, Retry-After dates and the breaker; ``monotonic``: the
+  per-host request spacing), waiting (``sleep``) and jitter (``rng``) are injectable so tests never sleep.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import httpx
 
@@ -39,9 +40,20 @@ from findesk.data.http.ratelimit import HostRateLimiter
 from findesk.data.http.response import HttpResponse
 from findesk.data.http.retry import backoff_delay, is_retryable_status, parse_retry_after
 
-__all__ = ["HttpClient", "HttpResponse"]
+__all__ = ["GetOptions", "HttpClient", "HttpResponse"]
 
 log = logging.getLogger(__name__)
+
+DEFAULT_SOURCE = "http"  # who an error is attributed to when the caller does not say
+
+
+class GetOptions(TypedDict, total=False):
+    """What a caller may add to a GET (``get``, ``get_json``, ``get_text``); ``_get`` holds the defaults."""
+
+    params: dict[str, Any] | None  # query parameters
+    headers: dict[str, str] | None  # request headers; a User-Agent here replaces the client's
+    freshness: str  # the cache class (``HttpSettings.freshness``), default "default"
+    source: str  # the vendor named in errors, default ``DEFAULT_SOURCE``
 
 
 class HttpClient:
@@ -53,6 +65,7 @@ class HttpClient:
         cache_dir: Path | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         clock: Callable[[], float] = time.time,
+        monotonic: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         rng: random.Random | None = None,
     ) -> None:
@@ -72,32 +85,18 @@ class HttpClient:
         self._breaker = CircuitBreaker(
             self.settings.breaker_failures, self.settings.breaker_cooldown_s, clock=clock
         )
-        self._limits = HostRateLimiter(self.settings.rate_limits, self.settings.default_rps)
+        self._limits = HostRateLimiter(
+            self.settings.rate_limits, self.settings.default_rps, clock=monotonic, sleep=sleep
+        )
 
-    async def get(
-        self,
-        url: str,
-        *,
-        params: dict[str, Any] | None = None,
-        headers: dict[str, str] | None = None,
-        freshness: str = "default",
-        source: str = "http",
-    ) -> Result[HttpResponse]:
+    async def get(self, url: str, **options: Unpack[GetOptions]) -> Result[HttpResponse]:
         """GET ``url``. ``freshness`` names the cache class (``HttpSettings.freshness``)."""
-        result, _ = await self._get(url, params, headers, freshness, source)
+        result, _ = await self._get(url, **options)
         return result
 
-    async def get_json(
-        self,
-        url: str,
-        *,
-        params: dict[str, Any] | None = None,
-        headers: dict[str, str] | None = None,
-        freshness: str = "default",
-        source: str = "http",
-    ) -> Result[Any]:
+    async def get_json(self, url: str, **options: Unpack[GetOptions]) -> Result[Any]:
         """GET ``url`` and parse the body as JSON; a body that does not parse is ``bad_response``."""
-        result, key = await self._get(url, params, headers, freshness, source)
+        result, key = await self._get(url, **options)
         if isinstance(result, Err):
             return result
         resp = result.value
@@ -111,21 +110,13 @@ class HttpClient:
                 ErrorCode.BAD_RESPONSE,
                 f"{host} answered {resp.status} with a body that is not valid JSON ({exc}); "
                 f"the source may have changed its format or sent an error page",
-                source,
+                options.get("source", DEFAULT_SOURCE),
                 {"host": host, "status": resp.status},
             )
 
-    async def get_text(
-        self,
-        url: str,
-        *,
-        params: dict[str, Any] | None = None,
-        headers: dict[str, str] | None = None,
-        freshness: str = "default",
-        source: str = "http",
-    ) -> Result[str]:
+    async def get_text(self, url: str, **options: Unpack[GetOptions]) -> Result[str]:
         """GET ``url`` and decode the body (declared charset, else UTF-8 with bad bytes replaced)."""
-        result = await self.get(url, params=params, headers=headers, freshness=freshness, source=source)
+        result = await self.get(url, **options)
         return result if isinstance(result, Err) else Ok(result.value.text())
 
     async def aclose(self) -> None:
@@ -153,10 +144,11 @@ class HttpClient:
     async def _get(
         self,
         url: str,
-        params: dict[str, Any] | None,
-        headers: dict[str, str] | None,
-        freshness: str,
-        source: str,
+        *,
+        params: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+        freshness: str = "default",
+        source: str = DEFAULT_SOURCE,
     ) -> tuple[Result[HttpResponse], str | None]:
         try:
             request = self._client.build_request("GET", url, params=params, headers=headers)

@@ -6,14 +6,19 @@ Rules every vendor keeps:
   filings by filing date, facts by filed date, news and posts by publish time).
 - Serves only the categories it lists in ``categories``; the default methods answer
   ``not_configured`` so a mis-wired chain is visible, never silent.
+- A live vendor (``HttpVendor``) talks only through the shared ``HttpClient`` it is given and reads
+  its keys from ``Settings``; it is built as ``cls(http, settings)`` (``data.registry``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from enum import StrEnum
+from typing import TYPE_CHECKING, TypeVar
 
-from findesk.core.result import Err, ErrorCode, Result
+from findesk.core.dates import visible_at
+from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.models import (
     Company,
     EarningsCalendar,
@@ -31,6 +36,12 @@ from findesk.data.models import (
     TokenInfo,
     Transcript,
 )
+
+if TYPE_CHECKING:
+    from findesk.core.config import Settings
+    from findesk.data.http.client import HttpClient
+
+_Published = TypeVar("_Published", NewsItem, SocialPost)
 
 
 class Category(StrEnum):
@@ -120,3 +131,26 @@ class Vendor:
 
     async def aclose(self) -> None:
         """Release resources (HTTP connections). Default: nothing to release."""
+
+
+class HttpVendor(Vendor):
+    """Base class of the live vendors: the shared HTTP client and the settings (keys, cache paths)."""
+
+    def __init__(self, http: HttpClient, settings: Settings) -> None:
+        self.http = http
+        self.settings = settings
+
+
+def newest_visible(
+    read: Result[list[_Published]], as_of: date, limit: int, vendor: str, none_visible: Callable[[int], str]
+) -> Result[list[_Published]]:
+    """The newest ``limit`` items of ``read`` published on or before the New York end of ``as_of``,
+    newest first. An ``Err`` passes through; with none visible, ``no_data`` whose reason is
+    ``none_visible(how many items were read)``."""
+    if isinstance(read, Err):
+        return read
+    visible = [item for item in read.value if visible_at(item.published_at, as_of)]
+    if not visible:
+        return Err(ErrorCode.NO_DATA, none_visible(len(read.value)), vendor)
+    visible.sort(key=lambda item: item.published_at, reverse=True)
+    return Ok(visible[:limit])

@@ -16,13 +16,11 @@ import re
 from datetime import UTC, date, datetime
 from urllib.parse import urlencode
 
-from findesk.core.config import Settings
 from findesk.core.dates import today_new_york
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.formats import coingecko
-from findesk.data.http.client import HttpClient
 from findesk.data.models import Source, TokenInfo
-from findesk.data.vendors.base import Category, Vendor
+from findesk.data.vendors.base import Category, HttpVendor
 
 API_URL = "https://api.coingecko.com/api/v3"
 _ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
@@ -36,13 +34,9 @@ _COIN_PARAMS = {
 }
 
 
-class CoinGeckoVendor(Vendor):
+class CoinGeckoVendor(HttpVendor):
     name = "coingecko"
     categories = frozenset({Category.TOKENS})
-
-    def __init__(self, http: HttpClient, settings: Settings) -> None:
-        self.http = http
-        self.settings = settings
 
     async def token(self, token_id: str, as_of: date) -> Result[TokenInfo]:
         wanted = token_id.strip().lower()

@@ -12,24 +12,18 @@ from __future__ import annotations
 import re
 from datetime import UTC, date, datetime
 
-from findesk.core.config import Settings
 from findesk.core.result import Err, ErrorCode, Result
 from findesk.data.formats import defillama
-from findesk.data.http.client import HttpClient
 from findesk.data.models import ProtocolTVL, Source
-from findesk.data.vendors.base import Category, Vendor
+from findesk.data.vendors.base import Category, HttpVendor
 
 API_URL = "https://api.llama.fi"
 _SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9.\-]{0,99}$")
 
 
-class DefiLlamaVendor(Vendor):
+class DefiLlamaVendor(HttpVendor):
     name = "defillama"
     categories = frozenset({Category.TVL})
-
-    def __init__(self, http: HttpClient, settings: Settings) -> None:
-        self.http = http
-        self.settings = settings
 
     async def tvl(self, protocol: str, as_of: date) -> Result[ProtocolTVL]:
         slug = "-".join(protocol.strip().lower().split())

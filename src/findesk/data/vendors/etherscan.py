@@ -23,20 +23,19 @@ from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.formats import etherscan
 from findesk.data.http.client import HttpClient
 from findesk.data.models import OnchainTx, Source
-from findesk.data.vendors.base import Category, Vendor
+from findesk.data.vendors.base import Category, HttpVendor
 
 API_URL = "https://api.etherscan.io/v2/api"
 LATEST_BLOCK = 99_999_999
 MAX_RESULTS = 10_000  # Etherscan refuses page x offset beyond this
 
 
-class EtherscanVendor(Vendor):
+class EtherscanVendor(HttpVendor):
     name = "etherscan"
     categories = frozenset({Category.ONCHAIN})
 
     def __init__(self, http: HttpClient, settings: Settings, *, chain_id: int = 1) -> None:
-        self.http = http
-        self.settings = settings
+        super().__init__(http, settings)
         self.chain_id = chain_id
 
     def _key(self) -> str | None:
@@ -70,19 +69,11 @@ class EtherscanVendor(Vendor):
         answers = await asyncio.gather(
             *(self._action(action, address, end_block.value, limit, key) for action in etherscan.ACTIONS)
         )
-        seen: set[tuple[str, ...]] = set()
-        merged: list[OnchainTx] = []
-        for answer in answers:
-            if isinstance(answer, Err):
-                return answer
-            for tx in answer.value:
-                dedupe = etherscan.dedupe_key(tx)
-                if tx.timestamp <= cutoff and dedupe not in seen:
-                    seen.add(dedupe)
-                    merged.append(tx)
-        order = {"normal": 0, "internal": 1, "token": 2}
-        merged.sort(key=lambda t: (-t.timestamp.timestamp(), -t.block_number, order.get(t.kind, 3)))
-        return Ok(merged[:limit])
+        failed = next((answer for answer in answers if isinstance(answer, Err)), None)
+        if failed is not None:
+            return failed
+        found = [answer.value for answer in answers if isinstance(answer, Ok)]
+        return Ok(etherscan.merge_txs(found, cutoff, limit))
 
     async def _end_block(self, cutoff: datetime, key: str) -> Result[int]:
         if cutoff >= datetime.now(UTC):

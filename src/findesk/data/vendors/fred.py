@@ -17,24 +17,18 @@ from datetime import UTC, date, datetime
 from typing import Any
 from urllib.parse import urlencode
 
-from findesk.core.config import Settings
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.formats.fred import SeriesInfo, parse_observations, parse_series
-from findesk.data.http.client import HttpClient
 from findesk.data.models import MacroSeries, Source
-from findesk.data.vendors.base import Category, Vendor
+from findesk.data.vendors.base import Category, HttpVendor
 
 BASE = "https://api.stlouisfed.org/fred"
 _SERIES_ID = re.compile(r"^[A-Z0-9_]{1,40}$")
 
 
-class FredVendor(Vendor):
+class FredVendor(HttpVendor):
     name = "fred"
     categories = frozenset({Category.MACRO})
-
-    def __init__(self, http: HttpClient, settings: Settings) -> None:
-        self.http = http
-        self.settings = settings
 
     async def macro(self, series_id: str, as_of: date, start: date | None = None) -> Result[MacroSeries]:
         key = self.settings.fred_api_key

@@ -18,28 +18,22 @@ from datetime import UTC, date, datetime
 
 import httpx
 
-from findesk.core.config import Settings
-from findesk.core.dates import end_of_day, visible_at
-from findesk.core.result import Err, ErrorCode, Ok, Result
+from findesk.core.dates import end_of_day
+from findesk.core.result import Err, ErrorCode, Result
 from findesk.data.formats import newsapi as fmt
 from findesk.data.formats.mentions import company_tickers
-from findesk.data.http.client import HttpClient
 from findesk.data.models import NewsItem, Source
 from findesk.data.symbols import normalize_symbol
-from findesk.data.vendors.base import Category, Vendor
+from findesk.data.vendors.base import Category, HttpVendor, newest_visible
 
 EVERYTHING_URL = "https://newsapi.org/v2/everything"
 NO_KEY = "NewsAPI needs an API key: set FINDESK_NEWSAPI_API_KEY"
 PAGE_MAX = 100  # NewsAPI's largest pageSize
 
 
-class NewsApiVendor(Vendor):
+class NewsApiVendor(HttpVendor):
     name = "newsapi"
     categories = frozenset({Category.NEWS})
-
-    def __init__(self, http: HttpClient, settings: Settings) -> None:
-        self.http = http
-        self.settings = settings
 
     async def news(self, symbol: str, as_of: date, limit: int = 20) -> Result[list[NewsItem]]:
         checked = normalize_symbol(symbol)
@@ -84,16 +78,13 @@ class NewsApiVendor(Vendor):
             return got
         ref = str(httpx.URL(EVERYTHING_URL, params=params))
         source = Source(vendor=self.name, ref=ref, retrieved_at=datetime.now(UTC))
-        parsed = fmt.parse_everything(got.value, source, symbol)
-        if isinstance(parsed, Err):
-            return parsed
-        visible = [item for item in parsed.value if visible_at(item.published_at, as_of)]
-        if not visible:
-            return Err(
-                ErrorCode.NO_DATA,
-                f"NewsAPI has no articles matching {query!r} published on or before {as_of.isoformat()} "
-                f"(free plans search only about the last month)",
-                self.name,
-            )
-        visible.sort(key=lambda item: item.published_at, reverse=True)
-        return Ok(visible[:limit])
+        return newest_visible(
+            fmt.parse_everything(got.value, source, symbol),
+            as_of,
+            limit,
+            self.name,
+            lambda _: (
+                f"NewsAPI has no articles matching {query!r} published on or before "
+                f"{as_of.isoformat()} (free plans search only about the last month)"
+            ),
+        )

@@ -28,7 +28,7 @@ from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.formats import ofac
 from findesk.data.http.client import HttpClient
 from findesk.data.models import SanctionsList, SanctionsScreen, Source
-from findesk.data.vendors.base import Category, Vendor
+from findesk.data.vendors.base import Category, HttpVendor
 
 SDN_URL = "https://www.treasury.gov/ofac/downloads/sdn.csv"
 LIST_NAME = "OFAC SDN"
@@ -36,13 +36,12 @@ KEEP_COPIES = 10
 _TRUNCATION_NOTE = "sdn.csv cuts remarks at 1,000 characters, so some digital-currency addresses are missing"
 
 
-class OfacVendor(Vendor):
+class OfacVendor(HttpVendor):
     name = "ofac"
     categories = frozenset({Category.SANCTIONS})
 
     def __init__(self, http: HttpClient, settings: Settings) -> None:
-        self.http = http
-        self.settings = settings
+        super().__init__(http, settings)
         self.dir = settings.cache_dir / "ofac"
         self._parsed: dict[Path, tuple[float, list[ofac.SdnEntry]]] = {}
         self._lock = threading.Lock()

@@ -24,14 +24,13 @@ from datetime import UTC, date, datetime
 import httpx
 
 from findesk.core.config import Settings
-from findesk.core.dates import visible_at
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.formats import reddit as fmt
 from findesk.data.formats.mentions import company_tickers
 from findesk.data.http.client import HttpClient
 from findesk.data.models import SocialAuthor, SocialPost, Source
 from findesk.data.symbols import normalize_symbol
-from findesk.data.vendors.base import Category, Vendor
+from findesk.data.vendors.base import Category, HttpVendor, newest_visible
 
 SUBREDDITS: tuple[str, ...] = ("wallstreetbets", "stocks", "investing")
 SEARCH_URL = "https://www.reddit.com/r/{sub}/search.json"
@@ -40,13 +39,12 @@ PAGE_MAX = 100  # Reddit's largest listing page
 _SKIP_PROFILES = {"AutoModerator"}
 
 
-class RedditVendor(Vendor):
+class RedditVendor(HttpVendor):
     name = "reddit"
     categories = frozenset({Category.REDDIT})
 
     def __init__(self, http: HttpClient, settings: Settings, *, author_lookups: int = 10) -> None:
-        self.http = http
-        self.settings = settings
+        super().__init__(http, settings)
         self.author_lookups = max(0, author_lookups)
 
     async def reddit_posts(self, symbol: str, as_of: date, limit: int = 50) -> Result[list[SocialPost]]:
@@ -61,17 +59,20 @@ class RedditVendor(Vendor):
         if len(failures) == len(SUBREDDITS):
             return failures[0][1]
         found = [p for r in results if isinstance(r, Ok) for p in r.value]
-        visible = [p for p in found if visible_at(p.published_at, as_of)]
-        if not visible:
-            subs = ", ".join(f"r/{s}" for s in SUBREDDITS)
-            return Err(
-                ErrorCode.NO_DATA,
-                f"Reddit search in {subs} found {len(found)} post(s) about {symbol}, none created on or "
-                f"before {as_of.isoformat()} (search lists newest first and reaches back only so far)",
-                self.name,
-            )
-        visible.sort(key=lambda p: p.published_at, reverse=True)
-        posts = visible[:limit]
+        subs = ", ".join(f"r/{s}" for s in SUBREDDITS)
+        visible = newest_visible(
+            Ok(found),
+            as_of,
+            limit,
+            self.name,
+            lambda read: (
+                f"Reddit search in {subs} found {read} post(s) about {symbol}, none created on "
+                f"or before {as_of.isoformat()} (search lists newest first and reaches back only so far)"
+            ),
+        )
+        if isinstance(visible, Err):
+            return visible
+        posts = visible.value
         if failures:
             note = "partial: " + "; ".join(f"r/{sub} failed ({err.code.value})" for sub, err in failures)
             posts = [

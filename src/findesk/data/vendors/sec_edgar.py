@@ -24,7 +24,7 @@ from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.formats import sec as fmt
 from findesk.data.http.client import HttpClient
 from findesk.data.models import Company, Fact, Filing, FilingDocument, Source
-from findesk.data.vendors.base import Category, Vendor
+from findesk.data.vendors.base import Category, HttpVendor
 
 TICKERS_URL = "https://www.sec.gov/files/company_tickers.json"
 SUBMISSIONS_URL = "https://data.sec.gov/submissions/{name}"
@@ -34,13 +34,12 @@ NO_USER_AGENT = (
 )
 
 
-class SecEdgarVendor(Vendor):
+class SecEdgarVendor(HttpVendor):
     name = "sec_edgar"
     categories = frozenset({Category.COMPANY, Category.FILINGS, Category.DOCUMENTS, Category.FACTS})
 
     def __init__(self, http: HttpClient, settings: Settings) -> None:
-        self.http = http
-        self.settings = settings
+        super().__init__(http, settings)
         self._tickers: tuple[float, dict[str, fmt.TickerEntry]] | None = None
         self._tickers_lock = asyncio.Lock()
 

@@ -14,24 +14,17 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
-from findesk.core.config import Settings
-from findesk.core.dates import visible_at
-from findesk.core.result import Err, ErrorCode, Ok, Result
+from findesk.core.result import Err, ErrorCode, Result
 from findesk.data.formats import stocktwits as fmt
-from findesk.data.http.client import HttpClient
 from findesk.data.models import SocialPost, Source
-from findesk.data.vendors.base import Category, Vendor
+from findesk.data.vendors.base import Category, HttpVendor, newest_visible
 
 STREAM_URL = "https://api.stocktwits.com/api/2/streams/symbol/{symbol}.json"
 
 
-class StocktwitsVendor(Vendor):
+class StocktwitsVendor(HttpVendor):
     name = "stocktwits"
     categories = frozenset({Category.STOCKTWITS})
-
-    def __init__(self, http: HttpClient, settings: Settings) -> None:
-        self.http = http
-        self.settings = settings
 
     async def stocktwits_posts(self, symbol: str, as_of: date, limit: int = 30) -> Result[list[SocialPost]]:
         checked = fmt.check_symbol(symbol, self.name)
@@ -49,16 +42,13 @@ class StocktwitsVendor(Vendor):
                 )
             return got
         source = Source(vendor=self.name, ref=url, retrieved_at=datetime.now(UTC))
-        parsed = fmt.parse_stream(got.value, source)
-        if isinstance(parsed, Err):
-            return parsed
-        visible = [p for p in parsed.value if visible_at(p.published_at, as_of)]
-        if not visible:
-            return Err(
-                ErrorCode.NO_DATA,
-                f"none of the {len(parsed.value)} latest Stocktwits messages for {symbol} was posted on or "
-                f"before {as_of.isoformat()}; the live stream only returns the most recent messages",
-                self.name,
-            )
-        visible.sort(key=lambda p: p.published_at, reverse=True)
-        return Ok(visible[:limit])
+        return newest_visible(
+            fmt.parse_stream(got.value, source),
+            as_of,
+            limit,
+            self.name,
+            lambda read: (
+                f"none of the {read} latest Stocktwits messages for {symbol} was posted on or "
+                f"before {as_of.isoformat()}; the live stream only returns the most recent messages"
+            ),
+        )

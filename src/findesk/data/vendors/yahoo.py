@@ -12,17 +12,14 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any
 from urllib.parse import quote as urlquote
 from urllib.parse import urlencode
 
-from findesk.core.config import Settings
 from findesk.core.result import Err, ErrorCode, Ok, Result
-from findesk.data.formats.yahoo import chart_bars, chart_quote, parse_chart, parse_search_news
-from findesk.data.http.client import HttpClient
+from findesk.data.formats.yahoo import Chart, chart_bars, chart_quote, parse_chart, parse_search_news
 from findesk.data.models import NewsItem, PriceBars, Quote, Source
 from findesk.data.symbols import normalize_symbol
-from findesk.data.vendors.base import Category, Vendor
+from findesk.data.vendors.base import Category, HttpVendor
 
 CHART_URL = "https://query1.finance.yahoo.com/v8/finance/chart/{symbol}"
 SEARCH_URL = "https://query2.finance.yahoo.com/v1/finance/search"
@@ -34,13 +31,9 @@ def _epoch(day: date) -> int:
     return int(datetime.combine(day, time.min, tzinfo=UTC).timestamp())
 
 
-class YahooVendor(Vendor):
+class YahooVendor(HttpVendor):
     name = "yahoo"
     categories = frozenset({Category.QUOTE, Category.BARS, Category.NEWS})
-
-    def __init__(self, http: HttpClient, settings: Settings) -> None:
-        self.http = http
-        self.settings = settings
 
     def _symbol(self, raw: str) -> Result[str]:
         text = raw.strip().upper()
@@ -51,7 +44,8 @@ class YahooVendor(Vendor):
 
     async def _chart(
         self, symbol: str, first: date, last: date, freshness: str
-    ) -> Result[tuple[Any, Source]]:
+    ) -> Result[tuple[Chart, Source]]:
+        """The parsed daily chart of ``symbol`` from ``first`` to ``last``, and where it came from."""
         url = CHART_URL.format(symbol=urlquote(symbol, safe=""))
         # period2 is exclusive: the day after ``last`` at 00:00 UTC still ends before that session opens
         params = {
@@ -68,8 +62,11 @@ class YahooVendor(Vendor):
                     ErrorCode.NOT_FOUND, f"Yahoo does not know the symbol {symbol} (HTTP 404)", self.name
                 )
             return Err(got.code, got.reason, self.name, got.details)
+        chart = parse_chart(got.value)
+        if isinstance(chart, Err):
+            return chart
         source = Source(vendor=self.name, ref=f"{url}?{urlencode(params)}", retrieved_at=datetime.now(UTC))
-        return Ok((got.value, source))
+        return Ok((chart.value, source))
 
     async def quote(self, symbol: str, as_of: date) -> Result[Quote]:
         sym = self._symbol(symbol)
@@ -78,11 +75,8 @@ class YahooVendor(Vendor):
         got = await self._chart(sym.value, as_of - timedelta(days=_QUOTE_LOOKBACK_DAYS), as_of, "quote")
         if isinstance(got, Err):
             return got
-        body, source = got.value
-        chart = parse_chart(body)
-        if isinstance(chart, Err):
-            return chart
-        return chart_quote(chart.value, as_of, source)
+        chart, source = got.value
+        return chart_quote(chart, as_of, source)
 
     async def bars(self, symbol: str, start: date, end: date, as_of: date) -> Result[PriceBars]:
         sym = self._symbol(symbol)
@@ -100,11 +94,8 @@ class YahooVendor(Vendor):
         got = await self._chart(sym.value, start, last, "default")
         if isinstance(got, Err):
             return got
-        body, source = got.value
-        chart = parse_chart(body)
-        if isinstance(chart, Err):
-            return chart
-        return chart_bars(chart.value, start, end, as_of, source)
+        chart, source = got.value
+        return chart_bars(chart, start, end, as_of, source)
 
     async def news(self, symbol: str, as_of: date, limit: int = 20) -> Result[list[NewsItem]]:
         sym = self._symbol(symbol)

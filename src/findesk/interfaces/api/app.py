@@ -17,7 +17,7 @@ from fastapi import FastAPI
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from findesk import __version__
-from findesk.interfaces.api import briefs, errors, ops, runs
+from findesk.interfaces.api import briefs, errors, ops, runs, workflows
 from findesk.interfaces.api.errors import error_response
 from findesk.interfaces.api.metrics import RequestMetrics
 from findesk.interfaces.api.services import ApiServices
@@ -26,10 +26,12 @@ MAX_BODY_BYTES = 64 * 1024
 
 DESCRIPTION = """The findesk research desk over HTTP.
 
-`POST /v1/brief` streams an advisor briefing as server-sent events; every run is recorded and can be
-read back with `GET /v1/runs/{run_id}` and `GET /v1/runs/{run_id}/events`. Send an API key as
-`Authorization: Bearer <key>` (`findesk keys create NAME`); a server bound to loopback may run without
-keys. Errors are JSON: `{"error": {"code": ..., "message": ...}}`. findesk never gives investment advice.
+`GET /v1/workflows` lists every workflow and agent with its input schema; `POST /v1/runs/{workflow}`
+runs one, streamed as server-sent events (`POST /v1/brief` is the advisor briefing's own form). Every
+run is recorded and can be read back with `GET /v1/runs/{run_id}` and `GET /v1/runs/{run_id}/events`.
+Send an API key as `Authorization: Bearer <key>` (`findesk keys create NAME`); a server bound to
+loopback may run without keys. Errors are JSON: `{"error": {"code": ..., "message": ...}}`. findesk
+never gives investment advice.
 """
 
 
@@ -73,6 +75,7 @@ def create_app(services: ApiServices) -> FastAPI:
     errors.install(app)
     app.include_router(briefs.router)
     app.include_router(runs.router)
+    app.include_router(workflows.router)
     app.include_router(ops.router)
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
     app.add_middleware(RequestMetrics, metrics=services.metrics)

@@ -1,9 +1,13 @@
-"""Prometheus metrics: HTTP requests and latency, briefings, tool calls and errors by tool, tokens, cost.
+"""Prometheus metrics: HTTP requests and latency, runs by workflow, tool calls and errors by tool, tokens,
+cost.
 
 Rules:
 - One ``CollectorRegistry`` per app (tests and several apps in one process never share counters).
 - Tool, token and cost figures come from the run's events (``MetricsSink``), the same stream the audit
   log records, so ``/metrics`` and the audit log can never disagree about what happened.
+- Runs and the time to a run's first event are labelled by workflow: the sink reads the name from the
+  run's opening ``agent_start`` (its ``agent``), so it needs no other channel from the run. Workflow
+  names come from the registry, never from the request, so their number stays small.
 - Request labels use the route template (``/v1/runs/{run_id}``), never the raw path, so a scan of
   random URLs cannot blow up the number of series.
 """
@@ -15,8 +19,9 @@ import time
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from findesk.core.events.model import Done, Error, Event, LlmCall, ToolResultReady
+from findesk.core.events.model import AgentStart, Done, Error, Event, LlmCall, ToolResultReady
 
+UNKNOWN_WORKFLOW = "unknown"
 _LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 
 
@@ -35,12 +40,15 @@ class Metrics:
             registry=r,
         )
         self.first_event = Histogram(
-            "findesk_brief_first_event_seconds",
-            "Time from a briefing request to its first streamed event",
+            "findesk_run_first_event_seconds",
+            "Time from a run request to its first streamed event",
+            ["workflow"],
             buckets=_LATENCY_BUCKETS,
             registry=r,
         )
-        self.runs = Counter("findesk_runs", "Runs finished, by outcome", ["status"], registry=r)
+        self.runs = Counter(
+            "findesk_runs", "Runs finished, by workflow and outcome", ["workflow", "status"], registry=r
+        )
         self.in_progress = Gauge("findesk_runs_in_progress", "Runs streaming now", registry=r)
         self.tool_calls = Counter("findesk_tool_calls", "Tool calls", ["tool"], registry=r)
         self.tool_errors = Counter(
@@ -61,7 +69,7 @@ class Metrics:
     def render(self) -> bytes:
         return generate_latest(self.registry)
 
-    def observe(self, event: Event) -> None:
+    def observe(self, event: Event, workflow: str = UNKNOWN_WORKFLOW) -> None:
         d = event.data
         if isinstance(d, ToolResultReady):
             self.tool_calls.labels(d.name).inc()
@@ -78,19 +86,23 @@ class Metrics:
             if d.cost_usd:
                 self.cost.labels(d.provider, d.model).inc(d.cost_usd)
         elif isinstance(d, Done) and event.parent_id is None:
-            self.runs.labels("done").inc()
+            self.runs.labels(workflow, "done").inc()
         elif isinstance(d, Error) and event.parent_id is None:
-            self.runs.labels(d.code).inc()
+            self.runs.labels(workflow, d.code).inc()
 
 
 class MetricsSink:
-    """An event sink feeding ``Metrics``."""
+    """An event sink feeding ``Metrics`` for one run; the workflow label comes from the run's opening
+    event (before it, e.g. a refusal of the input, the label is ``unknown``)."""
 
     def __init__(self, metrics: Metrics) -> None:
         self._metrics = metrics
+        self.workflow = UNKNOWN_WORKFLOW
 
     def write(self, event: Event) -> None:
-        self._metrics.observe(event)
+        if isinstance(event.data, AgentStart) and event.parent_id is None:
+            self.workflow = event.data.agent
+        self._metrics.observe(event, self.workflow)
 
     def close(self) -> None:
         pass

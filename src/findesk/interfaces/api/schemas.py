@@ -25,6 +25,38 @@ class BriefRequest(BaseModel):
     mode: Literal["auto", "deterministic", "model"] = "auto"
 
 
+class RunRequest(BaseModel):
+    """The body of ``POST /v1/runs/{workflow}``: the workflow's input (its ``input_schema`` in
+    ``GET /v1/workflows``), the point-in-time date and the mode."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"input": {"ticker": "AAPL"}, "as_of": "2025-08-29"}]},
+    )
+
+    input: dict[str, Any] = Field(
+        default_factory=dict, description="the workflow's input, checked against its input_schema"
+    )
+    as_of: date | None = Field(None, description="point-in-time date; default: the snapshot's as-of date")
+    mode: Literal["auto", "deterministic", "model"] = "auto"
+
+
+class SectionInfo(BaseModel):
+    name: str
+    title: str
+
+
+class WorkflowInfo(BaseModel):
+    """One runnable workflow or agent, as ``GET /v1/workflows`` lists it."""
+
+    name: str = Field(description="the name in POST /v1/runs/{workflow}, e.g. brief or agents.quote_filings")
+    title: str
+    description: str
+    kind: str = Field(description="workflow, or agent (a one-node workflow around one role)")
+    input_schema: dict[str, Any] = Field(description="JSON schema of the body's input")
+    sections: list[SectionInfo] = Field(description="the sections the run streams, in order")
+
+
 class ErrorDetail(BaseModel):
     code: str
     message: str
@@ -36,7 +68,11 @@ class ErrorBody(BaseModel):
 
 class RunView(BaseModel):
     run: RunSummary
-    briefing: dict[str, Any] | None = Field(None, description="the done event's result, when the run is done")
+    workflow: str | None = Field(None, description="the workflow run (its opening event's agent)")
+    result: dict[str, Any] | None = Field(None, description="the done event's result, when the run is done")
+    briefing: dict[str, Any] | None = Field(
+        None, description="the same result when the workflow is brief (kept for older clients)"
+    )
 
 
 class RunEvents(BaseModel):
@@ -57,8 +93,10 @@ class Health(BaseModel):
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {
         "model": ErrorBody,
-        "description": "malformed JSON, a field over 2,000 characters, a non-US ticker",
+        "description": "malformed JSON, a field over 2,000 characters, input the workflow refuses "
+        "(e.g. a non-US ticker, an advice request)",
     },
     401: {"model": ErrorBody, "description": "missing, unknown or revoked API key"},
+    404: {"model": ErrorBody, "description": "unknown workflow or run"},
     429: {"model": ErrorBody, "description": "rate limit or daily cost cap reached (see Retry-After)"},
 }

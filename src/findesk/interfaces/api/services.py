@@ -5,7 +5,7 @@ Rules:
   closed at shutdown; requests only borrow from it.
 - The server is stateless apart from its database: keys, usage and runs live in the state database, so
   several processes behind a load balancer agree. Only caches (tool contexts) are per process.
-- One tool context per data mode, opened on first use and reused by every request (warm briefings);
+- One tool context per data mode, opened on first use and reused by every request (warm runs);
   the as-of date is per request.
 """
 
@@ -26,7 +26,7 @@ from findesk.data.context import DataContext, resolve_context
 from findesk.interfaces.api.metrics import Metrics
 from findesk.tools.base import ToolContext, ToolRegistry
 from findesk.tools.catalog import close_tool_context, open_tool_context
-from findesk.workflows.brief.pool import BriefingPool
+from findesk.workflows.pool import WorkflowPool
 
 _CONTEXTS_KEPT = 1000  # distinct as-of dates remembered
 # each worker holds its own warm tool context (hundreds of MB once the snapshot is loaded)
@@ -58,8 +58,8 @@ class ApiServices:
     registry: ToolRegistry | None = None  # None: the default tool catalog (tests plant tools here)
     models: ModelResolver | None = None  # None: models from the settings (tests use fakes)
     runs: asyncio.Semaphore | None = None
-    workers: int = 0  # briefing worker processes; 0: briefings run in this process
-    pool: BriefingPool | None = None
+    workers: int = 0  # worker processes for runs; 0: runs go through run_workflow in this process
+    pool: WorkflowPool | None = None
     _contexts: dict[date | None, DataContext] = field(default_factory=dict)
     _tools: dict[str, ToolContext] = field(default_factory=dict)
     _borrowed: set[str] = field(default_factory=set)  # contexts the caller opened and will close
@@ -77,8 +77,8 @@ class ApiServices:
         workers: int | None = None,
     ) -> Result[ApiServices]:
         """``tools``: an open tool context to use for its data mode (the caller closes it).
-        ``workers``: briefing worker processes (default ``api.workers``, else one per core, at most
-        8). Planted tools or models live in this process, so with either of them briefings run here."""
+        ``workers``: worker processes for runs (default ``api.workers``, else one per core, at most
+        8). Planted tools or models live in this process, so with either of them runs go here."""
         audit = open_audit_log(settings)
         if isinstance(audit, Err):
             return audit
@@ -104,7 +104,7 @@ class ApiServices:
         self.runs = asyncio.Semaphore(self.settings.api.max_concurrent_runs)
         self._tools_lock = asyncio.Lock()
         if self.workers > 0 and self.pool is None:
-            self.pool = BriefingPool(self.settings, self.workers)
+            self.pool = WorkflowPool(self.settings, self.workers)
             await asyncio.to_thread(self.pool.warm_up)
 
     def data_context(self, as_of: date | None) -> Result[DataContext]:

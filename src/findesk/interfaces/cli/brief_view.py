@@ -1,8 +1,9 @@
 """The briefing in the terminal: one screen by default, everything with ``details``.
 
 Rules:
-- Presentation only; never raises on odd input. Content and figures come from the plain-text parts of
-  ``findesk.workflows.brief.render_markdown`` so the three renderings agree.
+- Presentation only; never raises on odd input. Content and figures come from the plain-text lines of
+  ``findesk.workflows.brief.lines`` and the primitives of ``findesk.core.formatting``, as the Markdown
+  and HTML renderings do, so the three renderings agree.
 - Every piece of data text goes through ``rich.markup.escape`` and is printed without emoji codes or
   highlighting: "[bold red]x[/]" or ":rocket:" in a post is printed as written, never interpreted.
 - The one-screen view keeps to ``SCREEN_LINES`` lines at 120 columns: each part has a fixed line budget
@@ -28,8 +29,8 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
-from findesk.tools.summaries import clip as word_clip
-from findesk.workflows.brief import render_markdown as txt
+from findesk.core.formatting import clip, is_http, one_line, plural, word_clip
+from findesk.workflows.brief import lines as txt
 from findesk.workflows.brief.models import SECTION_TITLES, Briefing
 
 SCREEN_LINES = 60  # a maximised terminal; the numbered sources (up to ~10 lines) are part of it
@@ -64,7 +65,7 @@ def _put(console: Console, markup: str, max_lines: int | None = None) -> None:
 def _clipped(console: Console, body: str, tail: str = "", style: str = "") -> None:
     """One line: plain ``body`` clipped with "…" so that the ``tail`` markup (a footnote) stays visible."""
     room = max(10, console.width - Text.from_markup(tail).cell_len - 1)
-    text = escape(txt.clip(txt.one_line(body), room))
+    text = escape(clip(one_line(body), room))
     _put(console, (f"[{style}]{text}[/]" if style else text) + (f" {tail}" if tail else ""), 1)
 
 
@@ -82,13 +83,13 @@ def _source_line(console: Console, n: int, label: str, key: str, details: bool) 
     """'[n] label — URL', the URL a hyperlink where the terminal has them. On one screen it is one
     line: the label is clipped (or left out) so that the URL stays whole; a URL wider than the
     terminal folds onto the next line rather than lose its end."""
-    url, label, number = txt.one_line(key), txt.one_line(label), f"[{n}] "
+    url, label, number = one_line(key), one_line(label), f"[{n}] "
     if not details:
         room = console.width - len(number) - len(url) - 3
         label = word_clip(label, room - 2) if room >= 16 else ""  # "AAPL 8-K filed 2025-07-31 …"
     line = Text(number, style="cyan")
     line.append(f"{label} — " if label else "")
-    line.append(url, style=Style(link=url) if txt.is_http(url) else None)
+    line.append(url, style=Style(link=url) if is_http(url) else None)
     console.print(line, overflow="fold", emoji=False, highlight=False)
 
 
@@ -112,7 +113,7 @@ def _message(console: Console, message: str | None, max_lines: int | None = None
 
 
 def _header(console: Console, b: Briefing, details: bool) -> None:
-    headline, summary = txt.one_line(b.headline), txt.one_line(b.summary)
+    headline, summary = one_line(b.headline), one_line(b.summary)
     _put(console, f"[cyan]{escape(b.data_line)}[/]", None if details else 1)
     _put(console, f"[bold]{escape(headline)}[/]", None if details else 1)
     if not details:
@@ -128,7 +129,7 @@ def _question(console: Console, b: Briefing, details: bool) -> None:
     if q is None:
         return
     console.rule("[bold]Client question[/]", align="left", style="dim")
-    _put(console, f"[italic]“{escape(txt.one_line(q.question))}”[/]", None if details else 1)
+    _put(console, f"[italic]“{escape(one_line(q.question))}”[/]", None if details else 1)
     rows = txt.question_lines(b)
     for title, text, keys in rows if details else rows[:QUESTION_POINTS]:
         tail = " ".join(_cite(b, k) for k in keys)
@@ -161,7 +162,7 @@ def _business(console: Console, b: Briefing, details: bool) -> None:
     if not details:
         if s.findings:
             first = s.findings[0]
-            _put(console, f"{escape(txt.one_line(first.claim))} {_cite(b, first.citation)}", 2)
+            _put(console, f"{escape(one_line(first.claim))} {_cite(b, first.citation)}", 2)
     else:
         for f in s.findings:
             _put(console, f"{escape(f.claim)} {_cite(b, f.citation)}")
@@ -189,7 +190,7 @@ def _events(console: Console, b: Briefing, details: bool) -> None:
         if details:
             for item in f.items:
                 if item.excerpt:
-                    _put(console, f"  [dim]Item {escape(item.item)}:[/] {escape(txt.one_line(item.excerpt))}")
+                    _put(console, f"  [dim]Item {escape(item.item)}:[/] {escape(one_line(item.excerpt))}")
             if f.content_note:
                 _put(console, f"  [dim]{escape(f.content_note)}[/]")
     if details:
@@ -205,7 +206,7 @@ def _risks(console: Console, b: Briefing, details: bool) -> None:
     _message(console, s.message, None if details else 1)
     shown = s.risks if details else s.risks[:MAX_RISKS]
     for n, f in enumerate(shown, 1):
-        heading = txt.one_line(f.title or f.claim)
+        heading = one_line(f.title or f.claim)
         if details:
             title = f"[bold]{escape(f.title)}[/] — " if f.title else ""
             _put(console, f"{n}. {title}{escape(f.claim)} {_cite(b, f.citation)}")
@@ -231,7 +232,7 @@ def _social(console: Console, b: Briefing, details: bool) -> None:
         z = txt.volume_z(r.volume.anomaly) if r.volume else "volume anomaly not computed"
         missing = " (some features not in this data: --details)" if r.pump_features_missing else ""
         flags = f"pump-bot flags {len(r.pump_flags):,} of {r.posts_scored:,} posts{missing}"
-        _put(console, escape(f"{flags} · {txt.plural(len(r.claims), 'claim')} [UNVERIFIED] · {z}"), 1)
+        _put(console, escape(f"{flags} · {plural(len(r.claims), 'claim')} [UNVERIFIED] · {z}"), 1)
         return
     subs = txt.subreddits_line(r)
     if subs:
@@ -312,7 +313,7 @@ def _audit(console: Console, b: Briefing, details: bool) -> None:
     _put(console, f"[bold]Warnings ({len(a.warnings):,})[/]")
     for w in a.warnings:
         _put(console, f"  [yellow]- {escape(w)}[/]")
-    errors = txt.plural(txt.tool_errors(b), "error")
+    errors = plural(txt.tool_errors(b), "error")
     _put(console, f"[bold]Tool calls ({len(a.tool_calls):,}, {errors})[/]")
     if a.tool_calls:
         console.print(_tool_table(b), emoji=False, highlight=False)

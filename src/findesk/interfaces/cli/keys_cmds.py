@@ -19,9 +19,9 @@ from rich.text import Text
 from findesk.core.access.keys import ApiKey, KeyStore, check_new_key, open_key_store
 from findesk.core.config import Settings
 from findesk.core.events.audit import audit_location
+from findesk.core.formatting import usd
 from findesk.core.result import Err, ErrorCode
 from findesk.interfaces.cli import session as ses
-from findesk.interfaces.cli.live_view import fmt_usd
 
 keys_app = typer.Typer(
     help="API keys for `findesk serve`: create, list, revoke (tiers and limits: api.tiers).",
@@ -53,7 +53,7 @@ def _status(key: ApiKey) -> Text:
 
 def _limits(settings: Settings, tier: str) -> str:
     limits = settings.api.tiers[tier]
-    return f"{limits.rpm} requests/min, {fmt_usd(limits.daily_cost_usd)} of model cost per UTC day"
+    return f"{limits.rpm} requests/min, {usd(limits.daily_cost_usd)} of model cost per UTC day"
 
 
 def _say(text: str) -> None:

@@ -5,6 +5,8 @@ Rules:
   replay of recorded events (``findesk runs show``) prints exactly what the live run printed.
 - Data cannot style the terminal: text is printed as ``rich.text.Text`` (no markup parsing, no
   highlighting), so a summary containing ``[red]`` prints those characters.
+- Figures and clipping use ``findesk.core.formatting`` (``usd``, ``duration_ms``, ``clip_line``), so
+  the trace prints costs and latencies as ``findesk runs`` and ``findesk keys`` do.
 - Quiet by default: streamed model tokens appear only with ``verbose``; every other kind always
   prints, failures and warnings in colour.
 """
@@ -30,31 +32,9 @@ from findesk.core.events.model import (
     ToolCallStarted,
     ToolResultReady,
 )
+from findesk.core.formatting import clip_line, duration_ms, usd
 
 INDENT = "  "
-
-
-def fmt_usd(value: float) -> str:
-    """Cents for whole-dollar amounts, four decimals below a dollar (model calls cost fractions)."""
-    if value == 0:
-        return "$0.00"
-    return f"${value:,.2f}" if abs(value) >= 1 else f"${value:.4f}"
-
-
-def fmt_ms(value: float) -> str:
-    if value < 10:
-        return f"{value:.1f} ms"
-    if value < 1000:
-        return f"{value:,.0f} ms"
-    if value < 60_000:
-        return f"{value / 1000:.1f} s"
-    minutes, seconds = divmod(int(value / 1000), 60)
-    return f"{minutes}m {seconds:02d}s"
-
-
-def one_line(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def compact_args(arguments: dict[str, Any], limit: int = 80) -> str:
@@ -62,7 +42,7 @@ def compact_args(arguments: dict[str, Any], limit: int = 80) -> str:
     for key, value in arguments.items():
         shown = value if isinstance(value, str) else json.dumps(value, default=str, separators=(",", ":"))
         parts.append(f"{key}={shown}")
-    return one_line(", ".join(parts), limit)
+    return clip_line(", ".join(parts), limit)
 
 
 def describe(event: Event, summary_chars: int = 100) -> tuple[str, str] | None:
@@ -77,26 +57,26 @@ def describe(event: Event, summary_chars: int = 100) -> tuple[str, str] | None:
     if isinstance(d, ToolResultReady):
         cached = " (cached)" if d.cached else ""
         if d.ok:
-            text = f"✓ {d.name} {fmt_ms(d.latency_ms)}{cached} — {d.summary}"
-            return one_line(text, summary_chars + 40), "green"
-        text = f"✗ {d.name} {fmt_ms(d.latency_ms)}{cached} — {d.error_code or 'error'}: {d.summary}"
-        return one_line(text, summary_chars + 40), "red"
+            text = f"✓ {d.name} {duration_ms(d.latency_ms)}{cached} — {d.summary}"
+            return clip_line(text, summary_chars + 40), "green"
+        text = f"✗ {d.name} {duration_ms(d.latency_ms)}{cached} — {d.error_code or 'error'}: {d.summary}"
+        return clip_line(text, summary_chars + 40), "red"
     if isinstance(d, LlmCall):
         return _llm_line(d, summary_chars), "magenta" if d.ok else "red"
     if isinstance(d, RunWarning):
-        return one_line(f"! {d.code}: {d.message}", summary_chars + 40), "yellow"
+        return clip_line(f"! {d.code}: {d.message}", summary_chars + 40), "yellow"
     if isinstance(d, AgentEnd):
         status = ("done (deterministic fallback)" if d.fell_back else "done") if d.ok else "failed"
         calls = f"{d.tool_calls} tool call{'' if d.tool_calls == 1 else 's'}"
-        text = f"■ {d.agent} {status} · {calls} · {fmt_usd(d.cost_usd)} · {fmt_ms(d.latency_ms)}"
+        text = f"■ {d.agent} {status} · {calls} · {usd(d.cost_usd)} · {duration_ms(d.latency_ms)}"
         return text, "bold" if d.ok else "bold red"
     if isinstance(d, SectionReady):
         return f"§ {d.title} ready", "dim"
     if isinstance(d, Error):
-        return one_line(f"✗ error {d.code}: {d.message}", summary_chars + 40), "bold red"
+        return clip_line(f"✗ error {d.code}: {d.message}", summary_chars + 40), "bold red"
     if isinstance(d, Done):
         summary = f" — {d.summary}" if d.summary else ""
-        return one_line(f"● done{summary}", summary_chars + 40), "bold green"
+        return clip_line(f"● done{summary}", summary_chars + 40), "bold green"
     return None
 
 
@@ -105,10 +85,10 @@ def _llm_line(d: LlmCall, summary_chars: int) -> str:
     head = f"◆ {d.provider}:{d.model}{retry}"
     if not d.ok:
         why = ": ".join(part for part in (d.error_code, d.error) if part) or "error"
-        return one_line(f"{head} failed — {why} · {fmt_ms(d.latency_ms)}", summary_chars + 60)
+        return clip_line(f"{head} failed — {why} · {duration_ms(d.latency_ms)}", summary_chars + 60)
     cached = f" ({d.cached_tokens:,} cached)" if d.cached_tokens else ""
     tokens = f"{d.input_tokens:,} in{cached} / {d.output_tokens:,} out"
-    return f"{head} {tokens} · {fmt_usd(d.cost_usd)} · {fmt_ms(d.latency_ms)}"
+    return f"{head} {tokens} · {usd(d.cost_usd)} · {duration_ms(d.latency_ms)}"
 
 
 class LiveView:

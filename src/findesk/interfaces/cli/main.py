@@ -1,21 +1,71 @@
-"""The ``findesk`` command: top-level app, ``version`` and ``config show``."""
+"""The ``findesk`` command: a lazy top-level group, ``version`` and ``config show``.
+
+Rules: ``findesk --help`` imports no command module (see ``lazy``); each command group and every
+workflow of the registry is listed by name and one-line help and imported when it runs. Workflow
+commands are generated from the registry (``workflow_cmd``), so a new workflow needs no CLI code.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import ClassVar
+
 import typer
-from rich.table import Table
+from typer import _click as click  # the click typer vendors (see lazy)
 
 from findesk import __version__
-from findesk.core.config import masked_settings
-from findesk.interfaces.cli import session as ses
-from findesk.interfaces.cli.agent_cmds import agents_app
-from findesk.interfaces.cli.brief_cmd import brief
-from findesk.interfaces.cli.data_cmds import data_app
-from findesk.interfaces.cli.keys_cmds import keys_app
-from findesk.interfaces.cli.runs_cmds import runs_app
-from findesk.interfaces.cli.serve_cmd import serve
+from findesk.interfaces.cli.lazy import LazyGroup, from_typer
+
+_CLI = "findesk.interfaces.cli."
+
+
+class _Group(LazyGroup):
+    lazy: ClassVar[dict[str, tuple[str, Callable[[], click.Command]]]] = {
+        "agents": (
+            "Run agent roles (deterministic without a model key).",
+            from_typer(_CLI + "agent_cmds:agents_app"),
+        ),
+        "data": (
+            "Query the data layer: quotes, bars, filings, sections, facts, macro, news, posts…",
+            from_typer(_CLI + "data_cmds:data_app"),
+        ),
+        "keys": (
+            "API keys for `findesk serve`: create, list, revoke (tiers and limits: api.tiers).",
+            from_typer(_CLI + "keys_cmds:keys_app"),
+        ),
+        "runs": (
+            "Inspect recorded runs (the audit log): list, replay a trace, export events, resume.",
+            from_typer(_CLI + "runs_cmds:runs_app"),
+        ),
+        "serve": (
+            "Serve the API (POST /v1/runs/{workflow} as SSE, /v1/runs, /metrics, /docs) and the web page.",
+            from_typer(_CLI + "serve_cmd:serve"),
+        ),
+    }
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._add_workflows()
+        return super().list_commands(ctx)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        self._add_workflows()
+        return super().get_command(ctx, cmd_name)
+
+    def _add_workflows(self) -> None:
+        from findesk.core.result import Err
+        from findesk.interfaces.cli.lazy import workflow_loader
+        from findesk.workflows.registry import entries
+
+        found = entries()
+        if isinstance(found, Err):  # a broken plugin: its command is missing; running it says why
+            return
+        for name, entry in found.value.items():
+            if name not in self.lazy:
+                type(self).lazy = {**self.lazy, name: (entry.summary, workflow_loader(name))}
+
 
 app = typer.Typer(
+    cls=_Group,
     help="findesk: a research desk for US markets — cited, point-in-time data, offline or live.",
     no_args_is_help=True,
     add_completion=False,
@@ -23,13 +73,7 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 config_app = typer.Typer(help="Show the effective configuration.", no_args_is_help=True)
-app.add_typer(data_app, name="data")
-app.add_typer(agents_app, name="agents")
 app.add_typer(config_app, name="config")
-app.add_typer(runs_app, name="runs")
-app.add_typer(keys_app, name="keys")
-app.command("brief")(brief)
-app.command("serve")(serve)
 
 
 @app.command()
@@ -41,6 +85,11 @@ def version() -> None:
 @config_app.command("show")
 def config_show(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Print the effective settings (environment, config file, defaults) with secrets masked."""
+    from rich.table import Table
+
+    from findesk.core.config import masked_settings
+    from findesk.interfaces.cli import session as ses
+
     settings = ses.load(as_json)
     data = masked_settings(settings)
     if as_json:
@@ -59,4 +108,6 @@ def config_show(as_json: bool = typer.Option(False, "--json", help="Print JSON."
 
 
 def run() -> None:
-    ses.guard_main(app)
+    from findesk.interfaces.cli.session import guard_main
+
+    guard_main(app)

@@ -1,4 +1,10 @@
-"""Rich renderings of the data models for the terminal. Presentation only."""
+"""Rich renderings of the data models for the terminal.
+
+Rules:
+- Presentation only: one function per data model, printing to the given console.
+- Figures are formatted by ``findesk.core.formatting`` (``number`` for table cells, ``compact`` for
+  sizes such as market caps), as every other rendering does; a missing value prints as "—".
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
+from findesk.core.formatting import compact, number
 from findesk.data.models import (
     Company,
     Fact,
@@ -28,38 +35,22 @@ from findesk.data.models import (
 )
 
 
-def _num(value: float | int | None, digits: int = 2) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, int):
-        return f"{value:,}"
-    return f"{value:,.{digits}f}"
-
-
-def _big(value: float | None) -> str:
-    if value is None:
-        return "—"
-    for unit, size in (("T", 1e12), ("B", 1e9), ("M", 1e6)):
-        if abs(value) >= size:
-            return f"{value / size:,.2f}{unit}"
-    return f"{value:,.0f}"
-
-
 def quote(console: Console, q: Quote) -> None:
     table = Table(title=f"{q.symbol} quote — session {q.session_date}", show_header=False)
     table.add_column("field", style="bold")
     table.add_column("value")
     change = "—" if q.change is None else f"{q.change:+,.2f} ({(q.change_pct or 0):+.2f}%)"
     rows = [
-        ("price", f"{_num(q.price)} {q.currency}"),
+        ("price", f"{number(q.price)} {q.currency}"),
         ("change", change),
-        ("previous close", _num(q.previous_close)),
-        ("open", _num(q.open)),
-        ("day range", f"{_num(q.day_low)} – {_num(q.day_high)}"),
-        ("volume", _num(q.volume)),
+        ("previous close", number(q.previous_close)),
+        ("open", number(q.open)),
+        ("day range", f"{number(q.day_low)} – {number(q.day_high)}"),
+        ("volume", number(q.volume)),
         (
             "market cap",
-            f"{_big(q.market_cap)}" + (f" (shares as of {q.market_cap_date})" if q.market_cap_date else ""),
+            f"{compact(q.market_cap)}"
+            + (f" (shares as of {q.market_cap_date})" if q.market_cap_date else ""),
         ),
         ("source", q.source.cite()),
     ]
@@ -92,7 +83,12 @@ def bars(console: Console, b: PriceBars) -> None:
         table.add_column(col, justify="right" if col != "date" else "left", no_wrap=True)
     for bar in b.bars:
         table.add_row(
-            str(bar.date), _num(bar.open), _num(bar.high), _num(bar.low), _num(bar.close), _num(bar.volume)
+            str(bar.date),
+            number(bar.open),
+            number(bar.high),
+            number(bar.low),
+            number(bar.close),
+            number(bar.volume),
         )
     console.print(table)
     console.print(f"[dim]{len(b.bars)} bars · source {escape(b.source.cite())}[/dim]")
@@ -145,7 +141,7 @@ def facts(console: Console, items: Sequence[Fact]) -> None:
             str(f.fiscal_year or "—"),
             f.fiscal_period or "—",
             period,
-            _num(f.value, 0) if abs(f.value) >= 1000 else _num(f.value, 4),
+            number(f.value, 0) if abs(f.value) >= 1000 else number(f.value, 4),
             f.unit,
             f.accession_number or "—",
         )
@@ -190,7 +186,7 @@ def posts(console: Console, items: Sequence[SocialPost]) -> None:
             p.platform,
             escape(p.community or "—"),
             escape(p.author.username if p.author else "—"),
-            _num(p.score),
+            number(p.score),
             escape(p.sentiment or "—"),
             escape(text[:160] + ("…" if len(text) > 160 else "")),
         )
@@ -250,10 +246,10 @@ def token(console: Console, t: TokenInfo) -> None:
     for name, value in (
         (
             "price (USD)",
-            _num(t.price_usd, 6) if t.price_usd is not None and t.price_usd < 1 else _num(t.price_usd),
+            number(t.price_usd, 6) if t.price_usd is not None and t.price_usd < 1 else number(t.price_usd),
         ),
-        ("market cap (USD)", _big(t.market_cap_usd)),
-        ("24h volume (USD)", _big(t.volume_24h_usd)),
+        ("market cap (USD)", compact(t.market_cap_usd)),
+        ("24h volume (USD)", compact(t.volume_24h_usd)),
         ("price as of", str(t.price_as_of or "—")),
         ("contracts", ", ".join(f"{k}: {v}" for k, v in t.contracts.items()) or "—"),
         ("source", t.source.cite()),
@@ -265,9 +261,9 @@ def token(console: Console, t: TokenInfo) -> None:
 
 
 def tvl(console: Console, p: ProtocolTVL) -> None:
-    console.print(f"{escape(p.protocol)}: TVL {_big(p.tvl_usd)} USD as of {p.as_of:%Y-%m-%d}")
+    console.print(f"{escape(p.protocol)}: TVL {compact(p.tvl_usd)} USD as of {p.as_of:%Y-%m-%d}")
     for chain, value in sorted(p.chain_tvls.items(), key=lambda kv: -kv[1]):
-        console.print(f"  {escape(chain)}: {_big(value)}")
+        console.print(f"  {escape(chain)}: {compact(value)}")
     console.print(f"[dim]source {escape(p.source.cite())}[/dim]")
 
 

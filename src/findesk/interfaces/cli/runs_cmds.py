@@ -20,9 +20,11 @@ from rich.text import Text
 
 from findesk.core.events.audit import AuditLog, RunSummary, audit_location
 from findesk.core.events.model import Event
-from findesk.core.result import Err, ErrorCode
+from findesk.core.formatting import duration_ms as fmt_ms
+from findesk.core.formatting import usd as fmt_usd
+from findesk.core.result import Err, ErrorCode, Ok
 from findesk.interfaces.cli import session as ses
-from findesk.interfaces.cli.live_view import LiveView, fmt_ms, fmt_usd
+from findesk.interfaces.cli.live_view import LiveView
 
 runs_app = typer.Typer(
     help="Inspect recorded runs (the audit log): list, replay a trace, export events.",
@@ -168,3 +170,75 @@ def _serialise(events: list[Event], fmt: str) -> str:
     if fmt == "jsonl":
         return "".join(event.to_json() + "\n" for event in events)
     return json.dumps([event.to_dict() for event in events], ensure_ascii=False, indent=2) + "\n"
+
+
+@runs_app.command("resume")
+def resume(
+    run_id: str = RUN_ID,
+    fmt: str = typer.Option("terminal", "--format", "-f", help="terminal | json | the workflow's formats."),
+    details: bool = typer.Option(False, "--details", "-d", help="Terminal: the full report, not one screen."),
+    snapshot: bool | None = typer.Option(
+        None, "--snapshot/--live", help="Force the snapshot or live sources."
+    ),
+    output: Path | None = typer.Option(
+        None, "--output", "-o", help="Write the rendered report to this file."
+    ),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No live trace on stderr."),
+) -> None:
+    """Finish an interrupted run (killed, Ctrl-C) from its last checkpoint: the steps it completed are
+    not run again, its events continue in the audit log, and it ends with the report it would have
+    given. A finished run, or one refused before its graph started, has nothing to resume."""
+    from findesk.core.events.model import AgentStart
+    from findesk.interfaces.cli.workflow_cmd import RunMode, RunOptions, execute
+    from findesk.workflows import registry
+    from findesk.workflows.runner import Resume
+
+    as_json = fmt == "json"
+    log, summary = _run(run_id, as_json)
+    if summary.status == "done":
+        ses.fail(
+            Err(ErrorCode.INVALID_INPUT, f"run {summary.run_id} is already done; nothing to resume"), as_json
+        )
+    events = log.events(summary.run_id)
+    opening = next((e for e in events if e.parent_id is None and isinstance(e.data, AgentStart)), None)
+    if opening is None or not isinstance(opening.data, AgentStart):
+        ses.fail(
+            Err(ErrorCode.NOT_FOUND, f"run {summary.run_id} has no opening event; it cannot resume"), as_json
+        )
+    spec = ses.unwrap(registry.load(opening.data.agent), as_json)
+    if not _has_checkpoint(summary.run_id, spec.state_classes(), as_json):
+        ses.fail(
+            Err(
+                ErrorCode.NOT_FOUND,
+                f"run {summary.run_id} has no checkpoint to resume from (it ended before its graph started, "
+                "or its checkpoints were removed)",
+            ),
+            as_json,
+        )
+    inputs = dict(opening.data.inputs)
+    mode = opening.data.mode if opening.data.mode in RunMode.__members__ else "auto"
+    opts = RunOptions(
+        as_of=inputs.get("as_of"),
+        fmt=fmt,
+        details=details,
+        snapshot=snapshot,
+        mode=RunMode(mode),
+        output=output,
+        quiet=quiet,
+    )
+    execute(spec, spec.inputs_from_opening(inputs), opts, resume=Resume(events))
+
+
+def _has_checkpoint(run_id: str, allow: list[type], as_json: bool) -> bool:
+    import asyncio
+
+    from findesk.workflows.checkpoints import latest_checkpoint, open_checkpointer
+
+    async def look() -> bool:
+        async with open_checkpointer(ses.load(as_json), allow=allow) as opened:
+            if isinstance(opened, Err):
+                ses.fail(opened, as_json)
+            found = await latest_checkpoint(opened.value, run_id)
+            return isinstance(found, Ok) and found.value is not None
+
+    return asyncio.run(look())

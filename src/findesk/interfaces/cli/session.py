@@ -3,26 +3,29 @@
 Rules: a command never shows a traceback for a known problem; every ``Err`` becomes one line on
 stderr (``findesk: <code>: <reason>``) and a non-zero exit code from ``EXIT_CODES``; ``--json``
 output is a single JSON document on stdout (errors too, as ``{"error": ...}``).
+
+Import cost: every command (``findesk --help`` too) imports this module, so it imports only what
+printing and exit codes need; settings, the data context, the router (vendors, HTTP client) and
+asyncio are imported by the functions that use them.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any, Literal, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, TypeVar
 
 import typer
-from pydantic import BaseModel
 from rich.console import Console
 
-from findesk.core.config import Settings, load_settings
 from findesk.core.result import Err, ErrorCode, Ok, Result
-from findesk.data.context import DataContext, resolve_context
-from findesk.data.registry import build_router
-from findesk.data.router import DataRouter
+
+if TYPE_CHECKING:
+    from findesk.core.config import Settings
+    from findesk.data.context import DataContext
+    from findesk.data.router import DataRouter
 
 T = TypeVar("T")
 
@@ -67,11 +70,16 @@ def unwrap(result: Result[T], as_json: bool = False) -> T:
 
 
 def load(as_json: bool = False) -> Settings:
+    from findesk.core.config import load_settings
+
     return unwrap(load_settings(), as_json)
 
 
 def open_session(as_of: str | None, snapshot: bool | None, as_json: bool) -> Session:
     """``snapshot`` is the ``--snapshot/--live`` flag: True, False (live) or None (configured mode)."""
+    from findesk.data.context import resolve_context
+    from findesk.data.registry import build_router
+
     settings = load(as_json)
     mode: Literal["snapshot", "live"] | None = (
         None if snapshot is None else ("snapshot" if snapshot else "live")
@@ -82,6 +90,8 @@ def open_session(as_of: str | None, snapshot: bool | None, as_json: bool) -> Ses
 
 
 def run_async(session: Session, make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    import asyncio
+
     async def main() -> T:
         try:
             return await make()
@@ -102,6 +112,8 @@ def emit_json(session: Session | None, data: Any) -> None:
 
 
 def _plain(data: Any) -> Any:
+    from pydantic import BaseModel
+
     if isinstance(data, BaseModel):
         return data.model_dump(mode="json")
     if isinstance(data, list):

@@ -15,16 +15,15 @@ Rules:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
 
 from findesk.agents.roles.brief.coordinator import CoordinatorNotes
 from findesk.agents.roles.brief.official import LIVE_QUOTE_MISSING, PARTIAL_LIST
 from findesk.agents.roles.brief.reports import Finding, OfficialReport, SocialReport, SourceRef, ThemeNote
 from findesk.analytics.divergence import ClaimCheck
-from findesk.guardrails.advice import AdviceFinding, scrub_advice
-from findesk.guardrails.number_trace import NumberPool, UntracedNumber, untraced_numbers
+from findesk.guardrails.advice import AdviceFinding
+from findesk.guardrails.number_trace import NumberPool, UntracedNumber
+from findesk.guardrails.output_guard import OutputGuard
 from findesk.workflows.brief.models import (
-    AgentRecord,
     AuditSection,
     Briefing,
     BusinessSection,
@@ -33,40 +32,17 @@ from findesk.workflows.brief.models import (
     RisksSection,
     SnapshotSection,
     SocialSection,
-    ToolCallRecord,
 )
+from findesk.workflows.spec import RunFacts
 
 
-@dataclass(frozen=True)
-class RunFacts:
-    run_id: str
-    data_mode: str
-    as_of: date
-    mode: str  # "deterministic" / "model"
-    agents: list[AgentRecord]
-    tool_calls: list[ToolCallRecord]
-    warnings: list[str]  # the agents' own warnings (fallbacks, budget, invalid output)
-    round_trips: int
+def _finding(guard: OutputGuard, f: Finding) -> Finding:
+    title = guard.text(f.title) if f.title else f.title
+    return f.model_copy(update={"claim": guard.text(f.claim), "title": title})
 
 
-class _Guard:
-    def __init__(self, pool: NumberPool) -> None:
-        self.pool = pool
-        self.advice: list[AdviceFinding] = []
-        self.untraced: list[UntracedNumber] = []
-
-    def text(self, value: str) -> str:
-        clean, found = scrub_advice(value)
-        self.advice += found
-        self.untraced += untraced_numbers(clean, self.pool)
-        return clean
-
-    def finding(self, f: Finding) -> Finding:
-        title = self.text(f.title) if f.title else f.title
-        return f.model_copy(update={"claim": self.text(f.claim), "title": title})
-
-    def theme(self, t: ThemeNote) -> ThemeNote:
-        return t.model_copy(update={"summary": self.text(t.summary)})
+def _theme(guard: OutputGuard, t: ThemeNote) -> ThemeNote:
+    return t.model_copy(update={"summary": guard.text(t.summary)})
 
 
 def _first(warnings: list[str], prefix: str) -> str | None:
@@ -99,9 +75,9 @@ class SocialPart:
 
 def official_part(official: OfficialReport, agent_warnings: list[str], pool: NumberPool) -> OfficialPart:
     """Numbers in official findings must trace to what the run had read when the agent finished."""
-    guard = _Guard(pool)
+    guard = OutputGuard(pool)
     warnings = [*official.warnings, *agent_warnings]
-    findings = [guard.finding(f) for f in official.findings]
+    findings = [_finding(guard, f) for f in official.findings]
     business = [f for f in findings if f.kind == "business"]
     risks = [f for f in findings if f.kind == "risk"]
     events = [f for f in findings if f.kind == "event"]
@@ -138,8 +114,8 @@ def official_part(official: OfficialReport, agent_warnings: list[str], pool: Num
 
 
 def social_part(social: SocialReport, pool: NumberPool) -> SocialPart:
-    guard = _Guard(pool)
-    guarded = social.model_copy(update={"themes": [guard.theme(t) for t in social.themes]})
+    guard = OutputGuard(pool)
+    guarded = social.model_copy(update={"themes": [_theme(guard, t) for t in social.themes]})
     section = SocialSection(report=guarded, message=None if social.posts else _social_message(social))
     return SocialPart(section, list(social.warnings), guard.advice, guard.untraced)
 
@@ -154,7 +130,7 @@ def assemble(
     pool: NumberPool,
 ) -> Briefing:
     """The whole briefing from the guarded parts; only the coordinator's prose is guarded here."""
-    guard = _Guard(pool)
+    guard = OutputGuard(pool)
     warnings = [*official.warnings, *social.warnings, *run.warnings]
     headline, summary = guard.text(notes.headline), guard.text(notes.summary)
     if guard.untraced and notes != fallback_notes:

@@ -3,16 +3,16 @@
 Rules:
 - The two sub-agents are independent branches from START, so LangGraph runs them in the same
   superstep (concurrently); the coordinator node waits for both.
-- Nodes never raise for a tool or model failure (the runtime turns those into warnings and fallbacks);
-  each node writes one typed value into the state.
+- The state is serializable (typed reports, dates, agent notes), so a run is checkpointed and resumes;
+  nodes are built by ``workflows.nodes.agent_node`` and read the agent runtime from the run's kit.
+- Each sub-agent's report goes out through the stream writer as soon as it is built, so its sections
+  stream before the other branch finishes.
 - Divergences are computed by code (``analytics.divergence``) before the coordinator runs, so it reads
   them as part of its input and both modes report the same divergences.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, TypedDict
 
@@ -23,73 +23,71 @@ from findesk.agents.roles.brief.coordinator import CoordinatorInput, Coordinator
 from findesk.agents.roles.brief.official import BriefInput
 from findesk.agents.roles.brief.reports import OfficialReport, SocialReport
 from findesk.agents.roles.brief.social import SocialInput
-from findesk.agents.runtime import AgentOutcome, AgentRuntime
-from findesk.agents.runtime.outcome import RequestedMode
+from findesk.agents.runtime import AgentOutcome
 from findesk.analytics.divergence import ClaimCheck, check_claims
-from findesk.core.events.trace import Tracer
+from findesk.workflows.nodes import State, agent_node
+from findesk.workflows.spec import AgentNotes
 
 
 class BriefState(TypedDict, total=False):
     symbol: str
     as_of: date
+    question: str | None  # the client's question, answered from the briefing's evidence
     official: OfficialReport
     social: SocialReport
     divergences: list[ClaimCheck]  # one verdict per social claim, contradicted or not
     notes: CoordinatorNotes
     fallback_notes: CoordinatorNotes
+    agents: AgentNotes
 
 
-@dataclass
-class BriefDeps:
-    runtime: AgentRuntime
-    tracer: Tracer
-    mode: RequestedMode = "auto"
-    outcomes: dict[str, AgentOutcome[Any]] = field(default_factory=dict)
-    # called as each sub-agent's report is ready, before the other may be (sections stream early)
-    on_official: Callable[[OfficialReport], None] | None = None
-    on_social: Callable[[SocialReport], None] | None = None
+def _official(state: State, _: BriefInput, out: AgentOutcome[Any]) -> dict[str, Any]:
+    return {"official": official.build_report(state["symbol"], out.outcomes, out.output, state["as_of"])}
 
 
-def build_graph(deps: BriefDeps) -> Any:
-    async def official_node(state: BriefState) -> BriefState:
-        out = await deps.runtime.run(
-            official.ROLE, BriefInput(symbol=state["symbol"]), deps.tracer, mode=deps.mode
-        )
-        deps.outcomes["official"] = out
-        report = official.build_report(state["symbol"], out.outcomes, out.output, state["as_of"])
-        if deps.on_official is not None:
-            deps.on_official(report)
-        return {"official": report}
+def _social(state: State, _: SocialInput, out: AgentOutcome[Any]) -> dict[str, Any]:
+    return {"social": social.build_report(state["symbol"], state["as_of"], out.outcomes, out.output)}
 
-    async def social_node(state: BriefState) -> BriefState:
-        inputs = SocialInput(symbol=state["symbol"], as_of=state["as_of"])
-        out = await deps.runtime.run(social.ROLE, inputs, deps.tracer, mode=deps.mode)
-        deps.outcomes["social"] = out
-        report = social.build_report(state["symbol"], state["as_of"], out.outcomes, out.output)
-        if deps.on_social is not None:
-            deps.on_social(report)
-        return {"social": report}
 
-    async def coordinator_node(state: BriefState) -> BriefState:
-        o, s = state["official"], state["social"]
-        divergences = check_claims(s.claims, o.material_events, o.xbrl, as_of=state["as_of"])
-        inputs = CoordinatorInput(
-            symbol=state["symbol"], as_of=state["as_of"], official=o, social=s, divergences=divergences
-        )
-        out = await deps.runtime.run(coordinator.ROLE, inputs, deps.tracer, mode=deps.mode)
-        deps.outcomes["coordinator"] = out
-        return {
-            "divergences": divergences,
-            "notes": out.output,
-            "fallback_notes": coordinator.compose(inputs, {}),
-        }
+def _coordinator_input(state: State) -> CoordinatorInput:
+    o, s = state["official"], state["social"]
+    divergences = check_claims(s.claims, o.material_events, o.xbrl, as_of=state["as_of"])
+    return CoordinatorInput(
+        symbol=state["symbol"], as_of=state["as_of"], official=o, social=s, divergences=divergences
+    )
 
+
+def _coordinator(state: State, inputs: CoordinatorInput, out: AgentOutcome[Any]) -> dict[str, Any]:
+    return {
+        "divergences": inputs.divergences,
+        "notes": out.output,
+        "fallback_notes": coordinator.compose(inputs, {}),
+    }
+
+
+def build_graph() -> StateGraph:  # type: ignore[type-arg]
     graph = StateGraph(BriefState)
-    graph.add_node("official", official_node)
-    graph.add_node("social", social_node)
-    graph.add_node("coordinator", coordinator_node)
+    graph.add_node(
+        "official",
+        agent_node(
+            official.ROLE,
+            lambda s: BriefInput(symbol=s["symbol"]),
+            _official,
+            progress=lambda update: ("official", update["official"], update["agents"]["official"].warnings),
+        ),
+    )
+    graph.add_node(
+        "social",
+        agent_node(
+            social.ROLE,
+            lambda s: SocialInput(symbol=s["symbol"], as_of=s["as_of"]),
+            _social,
+            progress=lambda update: ("social", update["social"], update["agents"]["social"].warnings),
+        ),
+    )
+    graph.add_node("coordinator", agent_node(coordinator.ROLE, _coordinator_input, _coordinator))
     graph.add_edge(START, "official")
     graph.add_edge(START, "social")
     graph.add_edge(["official", "social"], "coordinator")
     graph.add_edge("coordinator", END)
-    return graph.compile()
+    return graph

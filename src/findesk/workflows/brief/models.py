@@ -27,6 +27,7 @@ from findesk.analytics.divergence import ClaimCheck
 from findesk.analytics.key_figures import KeyFigures
 from findesk.guardrails.advice import AdviceFinding
 from findesk.guardrails.number_trace import UntracedNumber
+from findesk.workflows.records import AgentRecord, ToolCallRecord
 
 DISCLAIMER = (
     "For information only: findesk summarizes filings, market data and public posts; it does not give "
@@ -91,29 +92,6 @@ class DivergencesSection(Section):
     divergences: list[ClaimCheck] = Field(default_factory=list)  # contradicted claims only
     others: list[ClaimCheck] = Field(default_factory=list)  # consistent, not checkable, not a claim
     claims_checked: int = 0
-
-
-class ToolCallRecord(BaseModel):
-    agent: str
-    name: str
-    arguments: dict[str, object]
-    status: str  # "ok" or the error code
-    latency_ms: float
-    cached: bool = False
-    summary: str  # first line of the tool's summary or its error
-
-
-class AgentRecord(BaseModel):
-    name: str
-    mode: str
-    mode_reason: str
-    fell_back: bool = False
-    model_turns: int = 0
-    tool_calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-    latency_ms: float = 0.0
 
 
 class AuditSection(Section):

@@ -13,7 +13,8 @@ Rules:
 - The first line (and the title) is ``Briefing.data_line``: the data mode and date, then the ticker.
 - Every ``[n]`` marker is a link to entry ``n`` of the source list (id ``source-n``), and every entry with
   an ``http(s)`` URL links to its source. Wide tables scroll inside their box, never widen the page.
-- Same content and order as the Markdown rendering (see ``render_markdown``): the seven sections of
+- Same content and order as the Markdown rendering (see ``render_markdown``), from the same plain-text
+  lines (``brief.lines``, escaped here) and primitives (``core.formatting``): the seven sections of
   ``SECTION_TITLES``, footnotes ``[n]`` on official content, ``[UNVERIFIED]`` on every social claim line,
   figures as the model holds them, ``b.disclaimer`` last.
 """
@@ -23,8 +24,9 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Iterable
 
+from findesk.core.formatting import NONE, is_http, plural
 from findesk.guardrails.safe_markdown import block_html, inline_html
-from findesk.workflows.brief import render_markdown as txt
+from findesk.workflows.brief import lines as txt
 from findesk.workflows.brief.models import SECTION_NAMES, SECTION_TITLES, Briefing, SectionName
 
 _CSS = """
@@ -56,13 +58,13 @@ UNVERIFIED = f'<span class="unverified">{html.escape(txt.UNVERIFIED)}</span>'
 
 def e(text: object) -> str:
     """Data as inert HTML text."""
-    return html.escape(txt.NONE if text is None else str(text), quote=True)
+    return html.escape(NONE if text is None else str(text), quote=True)
 
 
 def link(url: str | None, label: str | None = None) -> str:
     if url is None or not url.strip():
         return '<span class="muted">no URL</span>'
-    if txt.is_http(url):
+    if is_http(url):
         return f'<a href="{e(url.strip())}" rel="{_REL}">{e(label or url.strip())}</a>'
     return f'<span class="url">{e(url)}</span>'
 
@@ -238,7 +240,7 @@ def _audit(b: Briefing, *, lists: bool = True) -> str:
     usage = txt.usage_line(b)
     items += [e(usage)] if usage else []
     out = [_message(a.message), _ul(items)]
-    calls = f"Tool calls ({len(a.tool_calls):,}, {txt.plural(txt.tool_errors(b), 'error')})"
+    calls = f"Tool calls ({len(a.tool_calls):,}, {plural(txt.tool_errors(b), 'error')})"
     if lists:
         out += [f"<p>Warnings ({len(a.warnings):,}):</p>", _ul(e(w) for w in a.warnings)]
         out += [f"<p>{calls}:</p>", _tool_table(b)]

@@ -5,20 +5,18 @@ Rules:
   reuses those parts, so a streamed section equals the same section of the ``done`` result.
 - Order: the four official sections when the official agent is done, the social section when the
   social agent is done, then divergences and audit with the final briefing (before ``done``).
+- Progress arrives as the graph's stream-writer chunks ``(agent, report, agent warnings)``.
 - The HTML of a section is ``render_html.section_html`` of a briefing holding the parts known so far;
   section bodies read only their own part, the sources and the run's data context.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import Any
 
 from findesk.agents.roles.brief.reports import OfficialReport, SocialReport
 from findesk.core.events.model import SectionReady
-from findesk.core.events.trace import MemorySink, Tracer
-from findesk.data.context import DataContext
-from findesk.guardrails.number_trace import NumberCollector, NumberPool
-from findesk.workflows.brief import audit
+from findesk.guardrails.number_trace import NumberPool
 from findesk.workflows.brief.assemble import OfficialPart, SocialPart, official_part, social_part
 from findesk.workflows.brief.models import (
     SECTION_NAMES,
@@ -34,26 +32,19 @@ from findesk.workflows.brief.models import (
     SocialSection,
 )
 from findesk.workflows.brief.render_html import section_html
+from findesk.workflows.spec import RunScope
 
 _OFFICIAL: tuple[SectionName, ...] = ("snapshot", "business", "events", "risks")
 _FINAL: tuple[SectionName, ...] = ("divergences", "audit")
 
 
 class SectionStream:
-    def __init__(
-        self,
-        tracer: Tracer,
-        memory: MemorySink,
-        context: DataContext,
-        agent_warnings: Callable[[str], list[str]],
-    ) -> None:
-        self._tracer = tracer
-        self._memory = memory
-        self._context = context
-        self._agent_warnings = agent_warnings
+    def __init__(self, scope: RunScope) -> None:
+        self._scope = scope
+        self._tracer = scope.tracer
+        self._context = scope.context
         self.official: OfficialPart | None = None
         self.social: SocialPart | None = None
-        self.numbers = NumberCollector()  # every tool result is walked for numbers once per run
 
     @property
     def run_id(self) -> str:
@@ -61,11 +52,18 @@ class SectionStream:
 
     def pool(self, *extra: object) -> NumberPool:
         """The numbers of every tool result so far, plus ``extra``."""
-        return audit.collect_tool_numbers(list(self._memory.events), self.numbers).pool(*extra)
+        return self._scope.pool(*extra)
 
-    def official_ready(self, report: OfficialReport) -> None:
+    def update(self, chunk: Any) -> None:
+        agent, report, warnings = chunk
+        if agent == "official":
+            self.official_ready(report, list(warnings))
+        elif agent == "social":
+            self.social_ready(report)
+
+    def official_ready(self, report: OfficialReport, warnings: list[str]) -> None:
         pool = self.pool(report)
-        self.official = official_part(report, self._agent_warnings("official"), pool)
+        self.official = official_part(report, warnings, pool)
         draft = self._draft(report.symbol)
         for name in _OFFICIAL:
             self._emit(draft, name)

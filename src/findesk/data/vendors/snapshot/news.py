@@ -11,7 +11,9 @@ Rules this store keeps:
   keeping the copy that carries a provider sentiment when one does.
 - Nothing found -> ``no_data`` naming every feed searched with its date coverage up to ``as_of``;
   a message never counts or dates items published after the as-of date.
-- Files are parsed once per process (``Lazy``); queries only read the built index (thread-safe).
+- Files are parsed once per process (``Lazy``) and the parsed index is kept on disk between
+  processes (``SnapshotFiles.cached``: rebuilt when a feed file or the parsers change); a query
+  unpickles only its tickers' items. Queries only read the built index (thread-safe).
 """
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ import gzip
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from datetime import date, timedelta
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -33,24 +35,16 @@ from findesk.data.formats.mentions import company_tickers
 from findesk.data.models import NewsItem
 from findesk.data.symbols import normalize_symbol
 from findesk.data.vendors.snapshot.files import Lazy, SnapshotFiles
+from findesk.data.vendors.snapshot.store_cache import Blobs
 
 SOURCE = "snapshot"
 TITLE_WINDOW = timedelta(hours=72)
 
 
-@dataclass
-class _Feed:
-    label: str
-    items: list[news_feeds.Indexed] = field(default_factory=list)
-
-    def coverage(self, as_of: date) -> str:
-        """The feed's date range up to ``as_of`` (capped: nothing later is dated or counted)."""
-        days = [
-            item.published_at.astimezone(NEW_YORK).date()
-            for _, item in self.items
-            if visible_at(item.published_at, as_of)
-        ]
-        return f"{min(days).isoformat()}..{max(days).isoformat()}" if days else "nothing"
+def _coverage(published: list[datetime], as_of: date) -> str:
+    """A feed's date range up to ``as_of`` (capped: nothing later is dated or counted)."""
+    days = [at.astimezone(NEW_YORK).date() for at in published if visible_at(at, as_of)]
+    return f"{min(days).isoformat()}..{max(days).isoformat()}" if days else "nothing"
 
 
 def _csv_rows(path: Path) -> Iterator[dict[str, str]]:
@@ -63,54 +57,60 @@ def _title_key(title: str) -> str:
     return " ".join(re.sub(r"[^a-z0-9]+", " ", title.lower()).split())
 
 
+@dataclass(frozen=True)
+class _NewsData:
+    index: Blobs[list[NewsItem]]  # ticker -> its items, in feed order
+    # feed label -> when each of its items was published, in search order (read only to explain
+    # a no_data: which feeds were searched and what dates they cover)
+    published: Blobs[list[datetime]]
+
+
+# (label, kind, file patterns, parser) of every feed, in the order they are searched and merged
+_FEEDS: tuple[tuple[str, str, tuple[str, ...], Callable[..., list[news_feeds.Indexed]]], ...] = (
+    ("TradingView", "csv", ("news/tradingview_news_*.csv.gz",), news_feeds.tradingview),
+    ("finance_news", "csv", ("news/finance_news_*.csv",), news_feeds.finance_news),
+    (
+        "Alpha Vantage NEWS_SENTIMENT",
+        "json",
+        ("news/alphavantage_news_sentiment/*.json",),
+        news_feeds.alphavantage,
+    ),
+    (
+        "StockNewsAPI",
+        "csv",
+        ("news/stocknewsapi/training/[A-Z]*.csv", "news/stocknewsapi/predict/[A-Z]*.csv"),
+        news_feeds.stocknewsapi,
+    ),
+    ("Yahoo search", "json", ("news/yahoo_search/*.json",), news_feeds.yahoo_search),
+)
+
+
 class NewsStore:
     def __init__(self, files: SnapshotFiles) -> None:
         self.files = files
-        self._feeds: Lazy[list[_Feed]] = Lazy(self._load)
-        self._index: Lazy[dict[str, list[NewsItem]]] = Lazy(self._build_index)
+        self._data: Lazy[_NewsData] = Lazy(self._load)
 
     # --- loading ---------------------------------------------------------------------------------
 
-    def _rels(self, pattern: str) -> list[str]:
-        root = self.files.root
-        return sorted(p.relative_to(root).as_posix() for p in root.glob(pattern) if p.is_file())
-
-    def _load(self) -> list[_Feed]:
-        def csv_feed(label: str, patterns: list[str], parse: Any) -> _Feed:
-            feed = _Feed(label)
-            for pattern in patterns:
-                for rel in self._rels(pattern):
-                    feed.items.extend(parse(_csv_rows(self.files.path(rel)), self.files.source(rel)))
-            return feed
-
-        def json_feed(label: str, pattern: str, parse: Any) -> _Feed:
-            feed = _Feed(label)
-            for rel in self._rels(pattern):
-                feed.items.extend(parse(self.files.read_json(rel), self.files.source(rel)))
-            return feed
-
-        return [
-            csv_feed("TradingView", ["news/tradingview_news_*.csv.gz"], news_feeds.tradingview),
-            csv_feed("finance_news", ["news/finance_news_*.csv"], news_feeds.finance_news),
-            json_feed(
-                "Alpha Vantage NEWS_SENTIMENT",
-                "news/alphavantage_news_sentiment/*.json",
-                news_feeds.alphavantage,
-            ),
-            csv_feed(
-                "StockNewsAPI",
-                ["news/stocknewsapi/training/[A-Z]*.csv", "news/stocknewsapi/predict/[A-Z]*.csv"],
-                news_feeds.stocknewsapi,
-            ),
-            json_feed("Yahoo search", "news/yahoo_search/*.json", news_feeds.yahoo_search),
+    def _load(self) -> _NewsData:
+        rels = [
+            [rel for pattern in patterns for rel in self.files.glob(pattern)] for _, _, patterns, _ in _FEEDS
         ]
+        every = [rel for group in rels for rel in group]
+        return self.files.cached("news", every, lambda: self._build(rels), expect=_NewsData)
 
-    def _build_index(self) -> dict[str, list[NewsItem]]:
+    def _build(self, rels: list[list[str]]) -> _NewsData:
         index: dict[str, list[NewsItem]] = defaultdict(list)
-        for feed in self._feeds.get():
-            for ticker, item in feed.items:
+        published: dict[str, list[datetime]] = {}
+        for (label, kind, _, parse), group in zip(_FEEDS, rels, strict=True):
+            items: list[news_feeds.Indexed] = []
+            for rel in group:
+                body = _csv_rows(self.files.path(rel)) if kind == "csv" else self.files.read_json(rel)
+                items.extend(parse(body, self.files.source(rel)))
+            for ticker, item in items:
                 index[ticker].append(item)
-        return dict(index)
+            published[label] = [item.published_at for _, item in items]
+        return _NewsData(Blobs(index), Blobs(published))
 
     # --- queries ---------------------------------------------------------------------------------
 
@@ -121,8 +121,8 @@ class NewsStore:
         symbol = checked.value
         if limit < 1:
             return Err(ErrorCode.INVALID_INPUT, f"limit must be at least 1, got {limit}", SOURCE)
-        index = self._index.get()
-        candidates = [item for t in sorted(company_tickers(symbol)) for item in index.get(t, [])]
+        index = self._data.get().index
+        candidates = [item for t in sorted(company_tickers(symbol)) for item in index.get(t) or []]
         visible = [item for item in candidates if visible_at(item.published_at, as_of)]
         if not visible:
             return self._no_data(symbol, as_of)
@@ -130,7 +130,8 @@ class NewsStore:
         return Ok(_dedupe(visible)[:limit])
 
     def _no_data(self, symbol: str, as_of: date) -> Err:
-        searched = "; ".join(f"{f.label} ({f.coverage(as_of)})" for f in self._feeds.get())
+        feeds = self._data.get().published.items()
+        searched = "; ".join(f"{label} ({_coverage(published, as_of)})" for label, published in feeds)
         names = "/".join(sorted(company_tickers(symbol)))
         return Err(
             ErrorCode.NO_DATA,

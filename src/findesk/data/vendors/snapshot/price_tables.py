@@ -11,25 +11,37 @@ Rules this module keeps:
   other lock, so it cannot deadlock.
 - Values are the files' own numbers: nothing is rescaled or adjusted here (the store does that and
   says so in a quote's notes).
+- pyarrow is imported only when a file is actually parsed (``pa``, ``pc``, ``pcsv`` and ``pq`` are
+  resolved on first use): a process whose tables all come from the on-disk caches never loads it.
 """
 
 from __future__ import annotations
 
+import importlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.csv as pcsv
-import pyarrow.parquet as pq
 
 from findesk.data.vendors.snapshot.files import SnapshotFiles
 from findesk.data.vendors.snapshot.sorted_columns import SortedColumns
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+# pyarrow costs ~0.2 s to import; these module attributes load it on first use (PEP 562)
+_ARROW = {"pa": "pyarrow", "pc": "pyarrow.compute", "pcsv": "pyarrow.csv", "pq": "pyarrow.parquet"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _ARROW:
+        return importlib.import_module(_ARROW[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 MOVERS = "prices/market/us_listed_stocks_daily_close_pctchange_volume_2024-01-02_2025-12-31.parquet"
 MARKET_CAPS = "prices/market/us_listed_stocks_monthend_marketcap_2023-01_2025-12.csv.gz"
@@ -85,22 +97,9 @@ class Movers:
     volume: npt.NDArray[np.int64]
 
 
-def row_spans(
-    codes: npt.NDArray[np.integer[Any]], dates: Days, count: int
-) -> tuple[npt.NDArray[np.intp], list[tuple[int, int]]]:
-    """Row order sorted by (code, date) and each code's [start, end) span in that order."""
-    if len(dates) < 2 or bool(np.all(dates[1:] >= dates[:-1])):
-        order = np.argsort(codes, kind="stable")  # already in date order: a stable sort keeps it
-    else:
-        order = np.lexsort((dates, codes))
-    sorted_codes = codes[order]
-    idx = np.arange(count)
-    starts = np.searchsorted(sorted_codes, idx, side="left")
-    ends = np.searchsorted(sorted_codes, idx, side="right")
-    return order, [(int(a), int(b)) for a, b in zip(starts, ends, strict=True)]
-
-
 def encode(column: pa.ChunkedArray) -> tuple[list[str], npt.NDArray[np.integer[Any]]]:
+    import pyarrow.compute as pc
+
     encoded = pc.dictionary_encode(column).combine_chunks()
     return encoded.dictionary.to_pylist(), encoded.indices.to_numpy(zero_copy_only=False)
 
@@ -134,6 +133,8 @@ class Panel:
 
     @staticmethod
     def build(table: pa.Table) -> SortedColumns:
+        import pyarrow as pa
+
         names, codes = encode(table.column("ticker"))
         dates = table.column("date").to_numpy().astype("datetime64[D]")
         cols = {name: table.column(name).cast(pa.float64()).to_numpy() for name in OHLCV}
@@ -169,6 +170,9 @@ def series_from_csv(files: SnapshotFiles, rel: str, adjusted: bool) -> Ohlcv:
     """A single-symbol ``Date,Open,High,Low,Close,Volume`` file (column order may vary)."""
 
     def read() -> tuple[dict[str, Floats], Days]:
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+
         table = pcsv.read_csv(files.path(rel))
         cols = {k: table.column(k.capitalize()).cast(pa.float64()).to_numpy() for k in OHLCV}
         return cols, table.column("Date").to_numpy().astype("datetime64[D]")
@@ -207,6 +211,8 @@ class MoversTable:
 
     @staticmethod
     def build(files: SnapshotFiles) -> SortedColumns:
+        import pyarrow.parquet as pq
+
         table = pq.read_table(files.path(MOVERS), columns=["date", "symbol", "close", "pct_change", "volume"])
         names, codes = global_codes(table.column("symbol"))
         day_names, day_codes = global_codes(table.column("date"))
@@ -245,16 +251,24 @@ class Caps:
 
 
 class MarketCaps:
-    def __init__(self, files: SnapshotFiles) -> None:
-        names, codes, dates, close, caps = arrow_read(lambda: MarketCaps._read(files))
-        order, spans = row_spans(codes, dates, len(names))
-        self._by_symbol: dict[str, Caps] = {}
-        for name, (a, b) in zip(names, spans, strict=True):
-            rows = order[a:b]
-            self._by_symbol[name] = Caps(dates[rows], close[rows], caps[rows])
+    """The month-end market caps, indexed by symbol (rows of a symbol sorted by date)."""
+
+    def __init__(self, columns: SortedColumns) -> None:
+        self._columns = columns
+        self._spans = columns.index()
+        self._cache: dict[str, Caps] = {}
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def build(files: SnapshotFiles) -> SortedColumns:
+        names, codes, dates, close, caps = MarketCaps._read(files)
+        return SortedColumns.build(names, codes, dates, {"close": close, "market_cap": caps})
 
     @staticmethod
     def _read(files: SnapshotFiles) -> tuple[list[str], npt.NDArray[np.integer[Any]], Days, Floats, Floats]:
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+
         table = pcsv.read_csv(
             files.path(MARKET_CAPS),
             convert_options=pcsv.ConvertOptions(
@@ -273,4 +287,17 @@ class MarketCaps:
         )
 
     def get(self, symbol: str) -> Caps | None:
-        return self._by_symbol.get(symbol)
+        rows = self._spans.get(symbol)
+        if rows is None:
+            return None
+        with self._lock:
+            cached = self._cache.get(symbol)
+            if cached is None:
+                c = self._columns.columns
+                cached = Caps(
+                    np.asarray(c["date"][rows]),
+                    np.asarray(c["close"][rows]),
+                    np.asarray(c["market_cap"][rows]),
+                )
+                self._cache[symbol] = cached
+        return cached

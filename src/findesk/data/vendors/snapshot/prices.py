@@ -11,8 +11,10 @@ Rules this module keeps:
 - Bars are adjusted (split and dividend, as downloaded) except index levels (``^GSPC``, ``^VIX``);
   one request is served from one file only, never a mix of adjustment bases.
 - Every big file is read once per process (``Lazy``) and indexed by ticker; per-symbol slices are
-  cached. All methods are synchronous and thread-safe (the vendor runs them in worker threads); pyarrow
-  reads run one at a time (``price_tables.arrow_read``).
+  cached. The indexed tables (``sorted_columns``) and the single-series files (``SnapshotFiles.cached``)
+  are kept on disk between processes, so a warm process maps them and never imports pyarrow. All
+  methods are synchronous and thread-safe (the vendor runs them in worker threads); pyarrow reads run
+  one at a time (``price_tables.arrow_read``).
 - A quote says its ``basis``; an adjusted quote says where as-traded data starts. Its 52-week range
   (closes after the session minus 52 weeks) is on the quote's own basis: as-traded closes with splits
   in the window undone, else the adjusted file's closes; a window the data does not fully cover says so.
@@ -25,16 +27,14 @@ import threading
 from collections.abc import Callable
 from datetime import date, timedelta
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.csv as pcsv
-import pyarrow.parquet as pq
 
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.models import PriceBar, PriceBars, Quote, Source
 from findesk.data.models.market import PriceBasis, PriceRange
-from findesk.data.vendors.snapshot import sorted_columns
+from findesk.data.vendors.snapshot import price_tables, sorted_columns
 from findesk.data.vendors.snapshot.files import Lazy, SnapshotFiles
 from findesk.data.vendors.snapshot.price_tables import (
     ETFS,
@@ -58,6 +58,9 @@ from findesk.data.vendors.snapshot.price_tables import (
     to_day,
 )
 from findesk.data.vendors.snapshot.sorted_columns import SortedColumns
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 # Index symbols are served from single-series files; their levels are never adjusted.
 _INDEX_FILES = {"^GSPC": GSPC_FILE, "^SPX": GSPC_FILE, "^VIX": VIX_FILE}
@@ -88,7 +91,13 @@ class PriceStore:
                 else None
             )
         )
-        self._caps = Lazy(lambda: MarketCaps(files) if files.exists(MARKET_CAPS) else None)
+        self._caps = Lazy(
+            lambda: (
+                MarketCaps(self._sorted(MARKET_CAPS, lambda: MarketCaps.build(files)))
+                if files.exists(MARKET_CAPS)
+                else None
+            )
+        )
         self._sp500 = Lazy(lambda: self._panel(SP500, self._read_sp500))
         self._etfs = Lazy(lambda: self._panel(ETFS, self._read_etfs))
         self._calendar = Lazy(self._build_calendar)
@@ -112,6 +121,9 @@ class PriceStore:
         return Panel(self._sorted(rel, lambda: Panel.build(read())), rel)
 
     def _read_sp500(self) -> pa.Table:
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+
         return pcsv.read_csv(
             self.files.path(SP500),
             convert_options=pcsv.ConvertOptions(
@@ -120,6 +132,8 @@ class PriceStore:
         )
 
     def _read_etfs(self) -> pa.Table:
+        import pyarrow.parquet as pq
+
         return pq.read_table(self.files.path(ETFS), columns=["date", "ticker", *OHLCV])
 
     def _single(self, rel: str, adjusted: bool) -> Ohlcv | None:
@@ -128,7 +142,13 @@ class PriceStore:
         with self._singles_lock:
             got = self._singles.get(rel)
             if got is None:
-                got = series_from_csv(self.files, rel, adjusted)
+                got = self.files.cached(
+                    "series",
+                    [rel],
+                    lambda: series_from_csv(self.files, rel, adjusted),
+                    variant=f"{rel}|{adjusted}|numpy {np.__version__}",
+                    expect=Ohlcv,
+                )
                 self._singles[rel] = got
         return got
 
@@ -542,3 +562,10 @@ def _clean(symbol: str) -> Result[str]:
             "snapshot",
         )
     return Ok(sym)
+
+
+def __getattr__(name: str) -> Any:
+    """``pa``, ``pcsv`` and ``pq``, imported on first use (see ``price_tables``)."""
+    if name in ("pa", "pcsv", "pq"):
+        return price_tables.__getattr__(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

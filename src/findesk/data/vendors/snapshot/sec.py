@@ -13,6 +13,9 @@ Rules this store keeps:
 - Absence is said plainly: a company the snapshot does not cover is ``no_data`` naming what is
   missing, an unknown ticker or concept is ``not_found``.
 - Methods are synchronous and thread-safe; every file is parsed once (per CIK for JSON) under a lock.
+  What is parsed (ticker tables, symbol tables, a company's filing list and each XBRL concept asked
+  for) is kept on disk between processes (``SnapshotFiles.cached``: rebuilt when its file or the
+  parsers change), so a new process reads neither the big JSON files nor the CSV tables again.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.formats import sec as fmt
 from findesk.data.models import Company, Fact, Filing, FilingDocument
 from findesk.data.vendors.snapshot.files import Lazy, SnapshotFiles
+from findesk.data.vendors.snapshot.store_cache import Blobs
 
 V = "snapshot"
 T = TypeVar("T")
@@ -60,13 +64,13 @@ class SecStore:
         self._index = Lazy(self._load_index)
         self._nasdaq = Lazy(lambda: self._load_symbol_csv(NASDAQ_META, "symbol"))
         self._etfs = Lazy(lambda: self._load_symbol_csv(ETF_MAP, "symbol"))
-        self._constituents: dict[str, dict[str, dict[str, str]]] = {}
+        self._constituents: dict[str, Blobs[dict[str, str]]] = {}
 
     # --- company ---------------------------------------------------------------------------------
 
     def company(self, symbol: str, as_of: date) -> Result[Company]:
         ticker = fmt.normalize_ticker(symbol)
-        entry, origin = self._tickers.get().get(ticker, (None, ETF_MAP))
+        entry, origin = self._tickers.get().get(ticker) or (None, ETF_MAP)
         etf = self._etfs.get().get(ticker)
         if entry is None and etf is None:
             return self._unknown(ticker)
@@ -204,11 +208,15 @@ class SecStore:
                 "AAPL, NVDA and Alphabet (GOOGL/GOOG)",
                 V,
             )
-        data = self._once(("facts", cik), lambda: self.files.read_json(rel))
+
+        def parse() -> Result[list[Fact]]:
+            data = self._once(("facts", cik), lambda: self.files.read_json(rel))
+            return fmt.parse_facts(data, concept, ticker=ticker, source=self.files.source(rel))
+
         # Parsed once per concept: a briefing asks for several concepts of one company on every run.
         got = self._once(
             (f"facts:{ticker}:{concept.strip().lower()}", cik),
-            lambda: fmt.parse_facts(data, concept, ticker=ticker, source=self.files.source(rel)),
+            lambda: self.files.cached("facts", [rel], parse, variant=f"{ticker}|{concept}"),
         )
         if isinstance(got, Err):
             return got
@@ -266,13 +274,21 @@ class SecStore:
                     out.extend(older.value)
             return Ok(out)
 
-        got = self._once(("submissions", cik), load)
+        # every recorded page counts as a source: the main file names the older pages it links to
+        pages = self.files.glob(f"sec/submissions/CIK{fmt.cik10(cik)}*.json")
+        got = self._once(
+            ("submissions", cik),
+            lambda: self.files.cached("submissions", pages, load, variant=f"{cik}|{ticker}"),
+        )
         if isinstance(got, Ok) and got.value and got.value[0].ticker != ticker:  # GOOG vs GOOGL share a CIK
             return Ok([f.model_copy(update={"ticker": ticker}) for f in got.value])
         return got
 
-    def _load_tickers(self) -> dict[str, tuple[fmt.TickerEntry, str]]:
+    def _load_tickers(self) -> Blobs[tuple[fmt.TickerEntry, str]]:
         """Ticker -> (entry, the file it came from); the newer exchange table wins over the JSON."""
+        return self.files.cached("tickers", [TICKERS_CSV, TICKERS_JSON], self._parse_tickers, expect=Blobs)
+
+    def _parse_tickers(self) -> Blobs[tuple[fmt.TickerEntry, str]]:
         out: dict[str, tuple[fmt.TickerEntry, str]] = {}
         if self.files.exists(TICKERS_CSV):
             got = fmt.parse_company_tickers_exchange(self.files.path(TICKERS_CSV).read_text(encoding="utf-8"))
@@ -283,7 +299,7 @@ class SecStore:
             if isinstance(older, Ok):
                 for ticker, entry in older.value.items():
                     out.setdefault(ticker, (entry, TICKERS_JSON))
-        return out
+        return Blobs(out)
 
     def _load_index(self) -> dict[str, _Stored]:
         """``index.csv`` grouped by accession (or ticker/form/date when the accession is unknown)."""
@@ -330,12 +346,15 @@ class SecStore:
             return []
         note = f"{INCOMPLETE}: its 10-K/10-Q filings are listed from XBRL companyfacts, no 8-K"
         source = self.files.source(rel, note=note)
-        data = self._once(("facts", cik), lambda: self.files.read_json(rel))
 
         def load() -> list[Filing]:
+            data = self._once(("facts", cik), lambda: self.files.read_json(rel))
             return fmt.periodic_filings_in_facts(data, ticker=ticker, source=source)
 
-        found = self._once(("periodic", cik), load)
+        found = self._once(
+            ("periodic", cik),
+            lambda: self.files.cached("periodic", [rel], load, variant=f"{cik}|{ticker}", expect=list),
+        )
         return [f if f.ticker == ticker else f.model_copy(update={"ticker": ticker}) for f in found]
 
     def _find_stored(self, filing: Filing) -> _Stored | None:
@@ -354,11 +373,15 @@ class SecStore:
             None,
         )
 
-    def _load_symbol_csv(self, rel: str, column: str) -> dict[str, dict[str, str]]:
-        if not self.files.exists(rel):
-            return {}
-        with self.files.path(rel).open(encoding="utf-8", newline="") as fh:
-            return {fmt.normalize_ticker(r[column]): r for r in csv.DictReader(fh) if r.get(column)}
+    def _load_symbol_csv(self, rel: str, column: str) -> Blobs[dict[str, str]]:
+        def parse() -> Blobs[dict[str, str]]:
+            if not self.files.exists(rel):
+                return Blobs({})
+            with self.files.path(rel).open(encoding="utf-8", newline="") as fh:
+                rows = {fmt.normalize_ticker(r[column]): r for r in csv.DictReader(fh) if r.get(column)}
+            return Blobs(rows)
+
+        return self.files.cached("symbols", [rel], parse, variant=f"{rel}|{column}", expect=Blobs)
 
     def _gics(self, ticker: str, as_of: date) -> tuple[str, dict[str, str]] | None:
         """The ticker's row in the latest S&P 500 constituents list dated on or before ``as_of``."""

@@ -12,12 +12,15 @@ Rules this store keeps:
 - Nothing found -> ``no_data`` naming what the snapshot holds up to ``as_of`` (date spans capped at
   ``as_of``): a message never counts, dates or names data published after the as-of date.
 - Files are parsed once per process (``Lazy``); queries only read the parsed lists (thread-safe).
+  The parsed exports, and each ticker's Reddit posts (before the as-of filter), are kept on disk
+  between processes (``SnapshotFiles.cached``: rebuilt when an export or the parsers change).
 """
 
 from __future__ import annotations
 
 import csv
 import gzip
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
@@ -53,18 +56,29 @@ def _days(posts: list[SocialPost], as_of: date) -> str | None:
 class SocialStore:
     def __init__(self, files: SnapshotFiles) -> None:
         self.files = files
-        self._reddit: Lazy[list[_Export]] = Lazy(self._load_reddit)
-        self._stocktwits: Lazy[dict[str, tuple[list[str], list[SocialPost]]]] = Lazy(self._load_stocktwits)
+        self._reddit_rels: Lazy[list[str]] = Lazy(
+            lambda: files.glob("social/reddit/*.csv") + files.glob("social/reddit/*.csv.gz")
+        )
+        self._reddit: Lazy[list[_Export]] = Lazy(
+            lambda: files.cached("reddit", self._reddit_rels.get(), self._load_reddit, expect=list)
+        )
+        self._stocktwits: Lazy[dict[str, tuple[list[str], list[SocialPost]]]] = Lazy(
+            lambda: files.cached(
+                "stocktwits",
+                files.glob("social/stocktwits/streams_symbol_*.json"),
+                self._load_stocktwits,
+                expect=dict,
+            )
+        )
+        # ticker -> its Reddit posts of every date, in export order (the query filters by as_of)
+        self._about: dict[str, list[SocialPost]] = {}
+        self._about_lock = threading.Lock()
 
     # --- loading ---------------------------------------------------------------------------------
 
-    def _rels(self, pattern: str) -> list[str]:
-        root = self.files.root
-        return sorted(p.relative_to(root).as_posix() for p in root.glob(pattern) if p.is_file())
-
     def _load_reddit(self) -> list[_Export]:
         exports: list[_Export] = []
-        for rel in self._rels("social/reddit/*.csv") + self._rels("social/reddit/*.csv.gz"):
+        for rel in self._reddit_rels.get():
             path = self.files.path(rel)
             opener: Callable[..., Any] = gzip.open if path.suffix == ".gz" else open
             with opener(path, "rt", encoding="utf-8", newline="") as fh:
@@ -79,7 +93,7 @@ class SocialStore:
 
     def _load_stocktwits(self) -> dict[str, tuple[list[str], list[SocialPost]]]:
         streams: dict[str, tuple[list[str], list[SocialPost]]] = {}
-        for rel in self._rels("social/stocktwits/streams_symbol_*.json"):
+        for rel in self.files.glob("social/stocktwits/streams_symbol_*.json"):
             body = self.files.read_json(rel)
             symbol = stocktwits_format.stream_symbol(body) or _symbol_from_name(Path(rel).name)
             parsed = stocktwits_format.parse_stream(body, self.files.source(rel))
@@ -100,15 +114,9 @@ class SocialStore:
         if limit < 1:
             return Err(ErrorCode.INVALID_INPUT, f"limit must be at least 1, got {limit}", SOURCE)
         symbol = checked.value
-        exports = self._reddit.get()
-        about = [
-            post
-            for export in exports
-            for post in export.posts
-            if reddit_format.mentions_symbol(post, symbol, has_ticker_column=export.has_ticker_column)
-        ]
-        visible = [p for p in about if visible_at(p.published_at, as_of)]
+        visible = [p for p in self._posts_about(symbol) if visible_at(p.published_at, as_of)]
         if not visible:
+            exports = self._reddit.get()
             names = "/".join(sorted(company_tickers(symbol)))
             spans = [span for e in exports if (span := _days(e.posts, as_of))]
             held = f"posts dated {', '.join(spans)}, none about {names}" if spans else "no post"
@@ -120,6 +128,24 @@ class SocialStore:
             )
         visible.sort(key=lambda p: p.published_at, reverse=True)
         return Ok(visible[:limit])
+
+    def _posts_about(self, symbol: str) -> list[SocialPost]:
+        with self._about_lock:
+            known = self._about.get(symbol)
+        if known is not None:
+            return known
+
+        def scan() -> list[SocialPost]:
+            return [
+                post
+                for export in self._reddit.get()
+                for post in export.posts
+                if reddit_format.mentions_symbol(post, symbol, has_ticker_column=export.has_ticker_column)
+            ]
+
+        about = self.files.cached("reddit-about", self._reddit_rels.get(), scan, variant=symbol, expect=list)
+        with self._about_lock:
+            return self._about.setdefault(symbol, about)
 
     def stocktwits(self, symbol: str, as_of: date, limit: int = 30) -> Result[list[SocialPost]]:
         checked = stocktwits_format.check_symbol(symbol, SOURCE)

@@ -6,7 +6,9 @@ Rules this module keeps:
 - ``transcripts/index.csv`` lists every call of the upstream set; only rows with a ``path`` have
   text here. A company whose calls are listed but not stored is ``no_data`` saying so.
 - Alphabet's calls are filed under GOOG; GOOGL asks for the same calls.
-- Texts are read on demand and kept in memory; the index is read once (thread-safe).
+- Texts are read on demand and kept in memory; the index and the calendar are parsed once
+  (thread-safe) and kept on disk between processes (``SnapshotFiles.cached``: rebuilt when the
+  CSV or the parsing code changes); a query unpickles only its ticker's rows.
 - The earnings calendar (``earnings_events.csv``) was recorded on one day, its as-of date in
   ``SOURCES.tsv`` (the one place that date is kept). Dates on or before ``as_of`` are history and
   always shown; a date after ``as_of`` is shown only when ``as_of`` is on or after that recording day,
@@ -27,6 +29,7 @@ from findesk.core.dates import NEW_YORK, visible_at
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.models import EarningsCalendar, EarningsEvent, Transcript
 from findesk.data.vendors.snapshot.files import Lazy, SnapshotFiles
+from findesk.data.vendors.snapshot.store_cache import Blobs
 
 INDEX = "transcripts/index.csv"
 EVENTS = "transcripts/earnings_events.csv"
@@ -54,13 +57,15 @@ class _Provenance:
 class TranscriptStore:
     def __init__(self, files: SnapshotFiles) -> None:
         self.files = files
-        self._calls = Lazy(self._read_index)
-        self._events = Lazy(self._read_events)
+        self._calls = Lazy(lambda: files.cached("transcript-index", [INDEX], self._read_index, expect=Blobs))
+        self._events = Lazy(
+            lambda: files.cached("earnings-events", [EVENTS], self._read_events, expect=tuple)
+        )
         self._provenance = Lazy(self._read_provenance)
         self._texts: dict[str, str] = {}
         self._lock = threading.Lock()
 
-    def _read_index(self) -> dict[str, list[_Call]]:
+    def _read_index(self) -> Blobs[list[_Call]]:
         by_ticker: dict[str, list[_Call]] = {}
         with self.files.path(INDEX).open(newline="", encoding="utf-8") as fh:
             for row in csv.DictReader(fh):
@@ -75,7 +80,7 @@ class TranscriptStore:
                 by_ticker.setdefault(call.ticker, []).append(call)
         for calls in by_ticker.values():
             calls.sort(key=lambda c: c.conference_at, reverse=True)
-        return by_ticker
+        return Blobs(by_ticker)
 
     def _text(self, rel: str) -> str:
         with self._lock:
@@ -124,7 +129,7 @@ class TranscriptStore:
 
     # ---- earnings calendar ------------------------------------------------------------------------
 
-    def _read_events(self) -> tuple[dict[str, list[EarningsEvent]], dict[str, str]]:
+    def _read_events(self) -> tuple[Blobs[list[EarningsEvent]], dict[str, str]]:
         by_ticker: dict[str, list[EarningsEvent]] = {}
         names: dict[str, str] = {}
         with self.files.path(EVENTS).open(newline="", encoding="utf-8") as fh:
@@ -141,7 +146,7 @@ class TranscriptStore:
                 )
                 by_ticker.setdefault(row["symbol"], []).append(event)
                 names.setdefault(row["symbol"], row["company_name"].strip())
-        return by_ticker, names
+        return Blobs(by_ticker), names
 
     def _read_provenance(self) -> _Provenance:
         if not self.files.exists(PROVENANCE):

@@ -1,20 +1,36 @@
 /*
- * findesk advisor briefing page: POST /v1/brief, read the SSE stream, show each event as it arrives.
+ * findesk desk page: pick a workflow, run it (a POST answered with server-sent events) or replay a recorded
+ * run, and show each event as it arrives.
+ *
+ * How the page is organised (a router and a view registry; no framework, no build step):
+ * - The URL hash is the route: "#/brief/AAPL" (the briefing, ticker filled in), "#/run/<workflow>" (any
+ *   workflow GET /v1/workflows lists, e.g. "#/run/agents.quote_filings"), "#/runs/<run_id>" (a recorded run,
+ *   replayed in its workflow's view). Any other hash ("#source-3", a footnote link) is not a route and is
+ *   left to the browser. The picker (#workflow) lists GET /v1/workflows and only changes the hash.
+ * - VIEWS maps a workflow name to its view; every workflow not in it gets GenericView, which builds its
+ *   form from the workflow's input_schema and its section boxes from its sections list. So a new workflow
+ *   needs no change here. A workflow that wants its own look adds a view object with exactly the members
+ *   of VIEW_MEMBERS (top-level functions, elements of its own listed in `panels`) and one line in VIEWS.
+ * - The event handlers, the trace, warnings, status, notices and model output are shared by every view;
+ *   the handlers hand a section, the done result and failures to `state.view`.
  *
  * Rules this file keeps:
  * - Never builds markup from strings: no innerHTML, outerHTML, insertAdjacentHTML, document.write or eval.
- *   Text goes in with textContent / text nodes. The one exception, a section's server-sanitized html, is
- *   parsed inert with DOMParser and copied through an allow-list walker (defence in depth). The walker
- *   keeps links to absolute http(s) URLs, and ids and "#id" links only of the form source-N (footnotes).
+ *   Text goes in with textContent / text nodes: workflow titles, descriptions, input schemas, results,
+ *   errors and trace summaries are all text. The one exception, a `section` event's html (sanitized by the
+ *   server), goes in only through a view's `section` method as `sanitize_html(s.html)`, which parses it
+ *   inert with DOMParser and copies it through an allow-list walker (defence in depth). The walker keeps
+ *   links to absolute http(s) URLs, and ids and "#id" links only of the form source-N (footnotes).
  * - A request refused or a run that fails leaves no section "waiting…": each says it was not produced and why.
  * - The Warnings panel ends with the briefing's own warnings, so its count is the audit's.
  * - Talks only to this origin (/v1/...); loads nothing from anywhere else.
  * - The API key lives in sessionStorage only; the history lives in localStorage only and is never sent.
  * - Every event kind has exactly one handler in HANDLERS: `function on_<kind>(d, ev)` reads the payload
- *   only as `d.<field>` (never passes `d` on whole), and the done result is read only inside
+ *   only as `d.<field>` (never passes `d` on whole), and the briefing's done result is read only inside
  *   `function show_briefing(r)` as `r.<field>`. tests/interfaces/api/test_page_contract.py parses this
  *   shape and checks every read against the server's event registry and the Briefing model, so keep it:
- *   top-level `function name(args) {` ... closing `}` at the start of a line.
+ *   top-level `function name(args) {` ... closing `}` at the start of a line; views as
+ *   `const NameView = Object.freeze({` with one `member: value,` a line.
  * - A failure (network, HTTP error, bad frame, a handler that throws) becomes a visible message; the page
  *   never stays stuck with the button disabled.
  */
@@ -28,6 +44,16 @@ const QUESTION_MAX = 2000;
 const TICKER_RE = /^[A-Z0-9.\-]{1,15}$/;
 const MODEL_OUTPUT_MAX = 50000; // characters kept in #model-output; a runaway stream must not freeze the tab
 const CELL_MAX = 300; // characters of arguments or summary shown in a trace cell (the full text is in its title)
+const BRIEF = "brief"; // the workflow VIEWS.brief shows; the page opens on it
+const WORKFLOW_RE = /^[A-Za-z0-9_.\-]{1,200}$/;
+const RUN_ID_RE = /^[0-9a-f]{4,64}$/;
+const DATE_RE = /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/;
+const MODES = ["auto", "deterministic", "model"];
+const KIND_LABELS = { workflow: "Workflows", plugin: "Plug-in workflows", agent: "Single agents" };
+const RESULT_MAX = 200000; // characters of a done result's JSON shown in #run-result
+const TEXTAREA_MIN = 200; // a string field allowed more characters than this gets a text area
+// What every view object has: its elements, a noun for messages, and what the router and handlers call.
+const VIEW_MEMBERS = ["noun", "panels", "prepare", "reset", "prefill", "fill", "section", "done", "missing", "title"];
 
 // Section html allow-list (the server already sanitized it; this is the second fence).
 const ALLOWED_TAGS = new Set([
@@ -53,6 +79,7 @@ const state = {
   controller: null, // AbortController of the live run
   started_at: 0,
   finished: false, // a done or error event arrived
+  shown_result: false, // the view showed a done result (a replay falls back to the run's saved result)
   briefing: null, // {symbol, as_of, headline, run_id} of the shown briefing
   request: null, // the body of the live run's POST, for its history entry
   calls: new Map(), // "event:<tool_call event id>" and "call:<agent>/<call_id>" -> trace row entry
@@ -62,6 +89,16 @@ const state = {
   warnings: 0,
   model_chars: 0,
   notices: new Set(),
+  view: null, // the view shown: an entry of VIEWS, or GenericView (set by activate)
+  workflow: BRIEF, // the name of the workflow shown
+  meta: null, // its entry of GET /v1/workflows, when listed
+  workflows: new Map(), // name -> entry of GET /v1/workflows (see workflow_meta)
+  catalog: Promise.resolve(false), // the listing's load; resolves true when it loaded
+  fields: [], // the generic form's fields (field_specs of the workflow's input schema)
+  boxes: new Map(), // the generic view's section boxes by section name
+  route: "", // the route shown (route_key), so returning to it after a footnote jump does nothing
+  route_pending: false, // the hash changed during a run: the route is applied when the run ends
+  idle: {}, // texts index.html starts with (restored when a view is shown afresh)
 };
 
 // ---------------------------------------------------------------- small DOM helpers (text only)
@@ -348,26 +385,25 @@ function on_warning(d, ev) {
   $("warning-count").textContent = "(" + state.warnings.toLocaleString("en-US") + ")";
 }
 
+
 function on_section(d, ev) {
-  const box = section_box(str(d.name), str(d.title));
-  const body = box.querySelector(".section-body");
-  body.replaceChildren(sanitize_html(str(d.html)));
-  if (!body.hasChildNodes()) body.appendChild(el("p", str(d.message) || "Nothing to show.", "message"));
-  box.dataset.state = "ready";
-  set_status(str(d.title) + " ready (" + str(d.index) + " of " + SECTION_NAMES.length + ")");
+  // The view inserts `html` only through sanitize_html; name, title and message are text.
+  const s = {
+    name: str(d.name),
+    title: str(d.title),
+    index: Number(d.index) || 0,
+    html: str(d.html),
+    message: str(d.message),
+  };
+  const total = state.view.section(s);
+  set_status(s.title + " ready (" + str(d.index) + " of " + total + ")");
 }
 
 function on_done(d, ev) {
   state.finished = true;
-  if (d.result && typeof d.result === "object") {
-    show_briefing(d.result);
-  } else if (d.summary) {
-    $("summary").textContent = str(d.summary);
-  }
-  mark_missing_sections("not sent by the server for this run");
+  state.view.done(d.result, str(d.summary), str(ev.run_id));
+  state.view.missing("not sent by the server for this run");
   close_pending("no result");
-  // Saved the moment the briefing is complete, not when the connection closes.
-  if (!state.replaying && state.request && state.briefing) remember(state.request, state.briefing);
   const seconds = (performance.now() - state.started_at) / 1000;
   set_status(state.replaying ? "replayed run " + str(ev.run_id) : "done in " + seconds.toFixed(1) + " s");
 }
@@ -375,7 +411,7 @@ function on_done(d, ev) {
 function on_error(d, ev) {
   state.finished = true;
   show_error(d.code, d.message);
-  mark_missing_sections("not produced: the run failed (" + (str(d.code) || "error") + ")");
+  state.view.missing("not produced: the run failed (" + (str(d.code) || "error") + ")");
   close_pending("stopped");
   set_status("stopped: " + str(d.code));
 }
@@ -476,12 +512,15 @@ function mark_missing_sections(why) {
   }
 }
 
-function reset_view() {
-  $("error").hidden = true;
-  $("error").replaceChildren();
+
+function brief_prepare(meta) {
+  // index.html holds the briefing's form and boxes: nothing to build.
+}
+
+function brief_reset(idle) {
   $("data-line").textContent = "";
-  $("headline").textContent = "Working…";
-  $("summary").textContent = "";
+  $("headline").textContent = idle ? state.idle.headline : "Working…";
+  $("summary").textContent = idle ? state.idle.summary : "";
   $("client-question").hidden = true;
   for (const name of SECTION_NAMES) {
     const box = $("section-" + name);
@@ -491,19 +530,568 @@ function reset_view() {
   for (const extra of Array.from($("sections").children)) {
     if (!SECTION_NAMES.includes(extra.id.replace(/^section-/, ""))) extra.remove();
   }
-  $("trace-body").replaceChildren();
-  $("warnings").replaceChildren();
-  $("warning-count").textContent = "(0)";
-  $("model-output").replaceChildren();
-  state.finished = false;
   state.briefing = null;
-  state.calls = new Map();
-  state.agents = new Map();
-  state.tool_calls = 0;
-  state.tool_errors = 0;
-  state.warnings = 0;
-  state.model_chars = 0;
-  update_trace_count();
+}
+
+function brief_prefill(arg) {
+  // "#/brief/AAPL": the ticker, ready to run (a route never starts a run by itself).
+  $("ticker").value = str(arg).trim().toUpperCase().slice(0, 15);
+}
+
+function brief_fill(inputs, as_of) {
+  $("ticker").value = str(inputs.ticker);
+  $("as-of").value = str(as_of || inputs.as_of);
+  $("question").value = str(inputs.question);
+  update_question_count();
+}
+
+function brief_section(s) {
+  const box = section_box(s.name, s.title);
+  const body = box.querySelector(".section-body");
+  body.replaceChildren(sanitize_html(s.html));
+  if (!body.hasChildNodes()) body.appendChild(el("p", s.message || "Nothing to show.", "message"));
+  box.dataset.state = "ready";
+  return SECTION_NAMES.length;
+}
+
+function brief_done(result, summary, run_id) {
+  if (result && typeof result === "object") {
+    show_briefing(result);
+    state.shown_result = true;
+  } else if (summary) {
+    $("summary").textContent = summary;
+  }
+  // Saved the moment the briefing is complete, not when the connection closes.
+  if (!state.replaying && state.request && state.briefing) remember(state.request, state.briefing);
+}
+
+function brief_title(text) {
+  $("headline").textContent = text;
+}
+
+// The briefing: its own form (#brief-form) and report (#brief-view) in index.html, POST /v1/brief.
+const BriefView = Object.freeze({
+  noun: "briefing",
+  panels: ["brief-form", "brief-view"],
+  prepare: brief_prepare,
+  reset: brief_reset,
+  prefill: brief_prefill,
+  fill: brief_fill,
+  section: brief_section,
+  done: brief_done,
+  missing: mark_missing_sections,
+  title: brief_title,
+});
+
+
+// ---------------------------------------------------------------- the generic view (any other workflow)
+
+function field_specs(schema) {
+  // The input model's JSON schema (pydantic's) as form fields, in the schema's order. Only the top level
+  // becomes a form: a field of any other shape (an object, a list, a reference) is edited as JSON.
+  const root = schema && typeof schema === "object" ? schema : {};
+  const props = root.properties && typeof root.properties === "object" ? root.properties : {};
+  const required = new Set(Array.isArray(root.required) ? root.required.map(str) : []);
+  return Object.keys(props).map((key, i) => {
+    const prop = props[key] && typeof props[key] === "object" ? props[key] : {};
+    const base = without_null(prop);
+    const kind = field_kind(base);
+    return {
+      key: key,
+      id: "wf-field-" + i,
+      label: str(prop.title || base.title) || key,
+      help: str(prop.description || base.description),
+      required: required.has(key),
+      kind: kind,
+      options: kind === "choice" ? base.enum.map(str) : [],
+      max_length: whole(base.maxLength),
+      min_length: whole(base.minLength),
+      minimum: finite(base.minimum),
+      maximum: finite(base.maximum),
+      initial: prop.default === undefined ? base.default : prop.default,
+    };
+  });
+}
+
+function without_null(prop) {
+  // pydantic's "X | None" is anyOf [X, null]: the field is an X that may be left empty.
+  const options = Array.isArray(prop.anyOf) ? prop.anyOf : Array.isArray(prop.oneOf) ? prop.oneOf : null;
+  if (!options) return prop;
+  const real = options.filter((o) => o && typeof o === "object" && o.type !== "null");
+  return real.length === 1 ? real[0] : {};
+}
+
+function field_kind(p) {
+  if (Array.isArray(p.enum) && p.enum.length && p.enum.every((v) => typeof v === "string")) return "choice";
+  const types = (Array.isArray(p.type) ? p.type : [p.type]).filter((t) => t !== "null");
+  if (types.length !== 1) return "json";
+  if (types[0] === "string") {
+    if (p.format === "date") return "date";
+    return whole(p.maxLength) > TEXTAREA_MIN ? "textarea" : "text";
+  }
+  if (types[0] === "integer" || types[0] === "number" || types[0] === "boolean") return types[0];
+  return "json";
+}
+
+function whole(value) {
+  return Number.isInteger(value) && value >= 0 ? value : null;
+}
+
+function finite(value) {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+
+function field_value(spec, raw, checked) {
+  // What the form sends for one field: {value}, {skip: true} (an optional field left empty) or {error}.
+  if (spec.kind === "boolean") return { value: Boolean(checked) };
+  const text = spec.kind === "json" || spec.kind === "textarea" ? str(raw) : str(raw).trim();
+  if (text.trim() === "") return spec.required ? { error: spec.label + " is required." } : { skip: true };
+  if (spec.kind === "integer" || spec.kind === "number") {
+    const n = Number(text);
+    if (!Number.isFinite(n) || (spec.kind === "integer" && !Number.isInteger(n))) {
+      return { error: spec.label + (spec.kind === "integer" ? " must be a whole number." : " must be a number.") };
+    }
+    if (spec.minimum !== null && n < spec.minimum) return { error: spec.label + " must be at least " + spec.minimum + "." };
+    if (spec.maximum !== null && n > spec.maximum) return { error: spec.label + " must be at most " + spec.maximum + "." };
+    return { value: n };
+  }
+  if (spec.kind === "json") {
+    try {
+      return { value: JSON.parse(text) };
+    } catch (err) {
+      return { error: spec.label + " must be JSON (" + str(err && err.message) + ")." };
+    }
+  }
+  if (spec.kind === "date" && !DATE_RE.test(text)) return { error: spec.label + " must be a date (YYYY-MM-DD)." };
+  if (spec.kind === "choice" && !spec.options.includes(text)) {
+    return { error: spec.label + " must be one of: " + spec.options.join(", ") + "." };
+  }
+  if (spec.max_length !== null && text.length > spec.max_length) {
+    return { error: spec.label + " is longer than " + plural(spec.max_length, "character") + "." };
+  }
+  if (spec.min_length !== null && text.length < spec.min_length) {
+    return { error: spec.label + " needs at least " + plural(spec.min_length, "character") + "." };
+  }
+  return { value: text };
+}
+
+function option(value, text) {
+  const node = el("option", text);
+  node.value = value;
+  return node;
+}
+
+function make_control(spec) {
+  if (spec.kind === "choice") {
+    const select = el("select");
+    if (!spec.required) select.appendChild(option("", "(none)"));
+    for (const value of spec.options) select.appendChild(option(value, value));
+    return select;
+  }
+  if (spec.kind === "textarea" || spec.kind === "json") {
+    const area = el("textarea", null, spec.kind === "json" ? "json-input" : "");
+    area.rows = spec.kind === "json" ? 5 : 3;
+    area.spellcheck = spec.kind !== "json";
+    if (spec.max_length !== null) area.maxLength = spec.max_length;
+    return area;
+  }
+  const input = el("input");
+  const types = { boolean: "checkbox", date: "date", integer: "number", number: "number" };
+  input.type = types[spec.kind] || "text";
+  input.autocomplete = "off";
+  if (spec.kind === "text") {
+    input.spellcheck = false;
+    if (spec.max_length !== null) input.maxLength = spec.max_length;
+  }
+  if (spec.kind === "integer" || spec.kind === "number") {
+    input.step = spec.kind === "integer" ? "1" : "any";
+    if (spec.minimum !== null) input.min = String(spec.minimum);
+    if (spec.maximum !== null) input.max = String(spec.maximum);
+  }
+  return input;
+}
+
+function sentence(text) {
+  const trimmed = str(text).trim();
+  return trimmed && !/[.!?)]$/.test(trimmed) ? trimmed + "." : trimmed;
+}
+
+function field_hint(spec) {
+  if (spec.kind === "json") return "Enter JSON.";
+  if (spec.max_length !== null && spec.kind !== "choice") return "Up to " + plural(spec.max_length, "character") + ".";
+  return "";
+}
+
+function set_control(spec, control, value) {
+  if (spec.kind === "boolean") control.checked = Boolean(value);
+  else if (spec.kind === "json") control.value = value === undefined ? "" : JSON.stringify(value, null, 2);
+  else control.value = value === null || value === undefined ? "" : String(value);
+}
+
+function field_control(spec) {
+  // One labelled control: the schema's title as its label, a required mark, its description as a hint.
+  const wrap = el("div", null, spec.kind === "boolean" ? "field field-check" : "field");
+  const label = el("label", spec.label);
+  label.htmlFor = spec.id;
+  if (spec.required && spec.kind !== "boolean") {
+    const mark = el("span", "*", "required-mark");
+    mark.setAttribute("aria-hidden", "true");
+    label.append(" ", mark);
+  } else if (spec.kind !== "boolean") {
+    label.append(" ", el("span", "(optional)", "optional"));
+  }
+  const control = make_control(spec);
+  control.id = spec.id;
+  if (spec.required && spec.kind !== "boolean") control.required = true;
+  if (spec.kind === "boolean") wrap.append(control, label);
+  else wrap.append(label, control);
+  const hint = [sentence(spec.help), field_hint(spec)].filter(Boolean).join(" ");
+  if (hint) {
+    const help = el("p", hint, "help");
+    help.id = spec.id + "-help";
+    control.setAttribute("aria-describedby", help.id);
+    wrap.appendChild(help);
+  }
+  if (spec.initial !== undefined && spec.initial !== null) set_control(spec, control, spec.initial);
+  return wrap;
+}
+
+function generic_prepare(meta) {
+  // The form of the workflow shown (state.workflow; `meta` is its listing entry, null when not listed).
+  $("run-form-title").textContent = meta ? meta.title : state.workflow;
+  // The picker's hint already describes a listed workflow.
+  $("run-form-description").textContent = meta ? "" : "This server does not list this workflow.";
+  state.fields = field_specs(meta ? meta.schema : null);
+  $("run-fields").replaceChildren(...state.fields.map(field_control));
+  if (!state.fields.length) $("run-fields").appendChild(el("p", "This workflow takes no input.", "help"));
+}
+
+function generic_box(name, title) {
+  // A section box, waiting, after the others (its title is text; its body is filled by generic_section).
+  const box = el("section", null, "brief-section");
+  box.dataset.state = "waiting";
+  box.appendChild(el("h2", title || name));
+  box.appendChild(el("div", null, "section-body")).appendChild(el("p", "waiting…", "muted"));
+  state.boxes.set(name, box);
+  $("run-sections").appendChild(box);
+  return box;
+}
+
+function generic_reset(idle) {
+  const title = state.meta ? state.meta.title : state.workflow;
+  $("run-data-line").textContent = "";
+  $("run-headline").textContent = idle ? title : "Working…";
+  $("run-summary").textContent = idle ? "Fill in the form and run it: its sections and result appear here." : "";
+  $("run-result").textContent = idle ? "No result yet." : "waiting…";
+  $("run-sections").replaceChildren();
+  state.boxes = new Map();
+  // The listing's sections, in order, wait for their `section` events.
+  for (const s of state.meta ? state.meta.sections : []) generic_box(s.name, s.title);
+}
+
+function generic_prefill(arg) {
+  // "#/run/<workflow>/<text>": the text goes in the first field (a route never starts a run by itself).
+  const spec = state.fields[0];
+  if (spec && spec.kind !== "boolean") set_control(spec, $(spec.id), arg);
+}
+
+function generic_fill(inputs, as_of) {
+  for (const spec of state.fields) {
+    if (Object.prototype.hasOwnProperty.call(inputs, spec.key)) set_control(spec, $(spec.id), inputs[spec.key]);
+  }
+  if (as_of) $("run-as-of").value = as_of;
+}
+
+function generic_section(s) {
+  const box = state.boxes.get(s.name) || generic_box(s.name, s.title);
+  if (s.title) box.querySelector("h2").textContent = s.title;
+  const body = box.querySelector(".section-body");
+  body.replaceChildren(sanitize_html(s.html));
+  if (!body.hasChildNodes()) body.appendChild(el("p", s.message || "Nothing to show.", "message"));
+  box.dataset.state = "ready";
+  return state.boxes.size;
+}
+
+function pretty_json(value) {
+  let text;
+  try {
+    text = JSON.stringify(value === undefined ? null : value, null, 2);
+  } catch (err) {
+    text = "(the result could not be shown: " + str(err && err.message) + ")";
+  }
+  return clip(str(text), RESULT_MAX);
+}
+
+function generic_done(result, summary, run_id) {
+  // The headline (the done event's summary), the report's own summary, and the report as JSON, all text.
+  const report = result && typeof result === "object" && !Array.isArray(result) ? result : {};
+  const title = state.meta ? state.meta.title : state.workflow;
+  const text = (value) => (typeof value === "string" ? value : "");
+  const headline = summary || text(report.headline) || text(report.summary) || title + ": done";
+  $("run-headline").textContent = headline;
+  $("run-summary").textContent = text(report.summary) !== headline ? text(report.summary) : "";
+  const line = [text(report.data_line) || text(report.data_mode), run_id ? "run " + run_id : ""];
+  $("run-data-line").textContent = line.filter(Boolean).join(" · ");
+  $("run-result").textContent = pretty_json(result);
+  // The report's warnings join the streamed ones (each once).
+  const shown = Array.from($("warnings").children, (li) => str(li.textContent));
+  for (const warning of Array.isArray(report.warnings) ? report.warnings : []) {
+    const message = str(warning);
+    if (!message || shown.some((t) => t === message || t.endsWith(": " + message))) continue;
+    $("warnings").appendChild(el("li", message));
+    shown.push(message);
+    state.warnings += 1;
+  }
+  $("warning-count").textContent = "(" + state.warnings.toLocaleString("en-US") + ")";
+  state.shown_result = true;
+  if (!state.replaying && state.request && run_id) remember_run(run_id, headline);
+}
+
+function generic_missing(why) {
+  for (const box of state.boxes.values()) {
+    if (box.dataset.state !== "waiting") continue;
+    box.dataset.state = "missing";
+    box.querySelector(".section-body").replaceChildren(el("p", why, "muted"));
+  }
+  if (!state.shown_result) $("run-result").textContent = "No result: " + why + ".";
+}
+
+function generic_title(text) {
+  $("run-headline").textContent = text;
+}
+
+function read_run_form() {
+  const input = {};
+  for (const spec of state.fields) {
+    const control = $(spec.id);
+    control.removeAttribute("aria-invalid");
+    const got = field_value(spec, control.value, control.checked);
+    if (got.error) {
+      control.setAttribute("aria-invalid", "true");
+      return { error: got.error, control: control };
+    }
+    if (!got.skip) input[spec.key] = got.value;
+  }
+  const mode = $("run-mode").value;
+  const body = { input: input, mode: MODES.includes(mode) ? mode : "auto" };
+  const as_of = $("run-as-of").value;
+  if (as_of) body.as_of = as_of;
+  return { body: body };
+}
+
+async function start_generic(event) {
+  event.preventDefault();
+  if (state.running) return;
+  const form = read_run_form();
+  if (form.error) {
+    show_error("invalid_input", form.error);
+    form.control.focus();
+    return;
+  }
+  const name = state.workflow;
+  set_route(route_hash(name, ""));
+  await run_stream("/v1/runs/" + encodeURIComponent(name), form.body, state.meta ? state.meta.title : name);
+}
+
+// Every other workflow: a form from its input schema (#run-form), its sections, trace and result (#run-view).
+const GenericView = Object.freeze({
+  noun: "run",
+  panels: ["run-form", "run-view"],
+  prepare: generic_prepare,
+  reset: generic_reset,
+  prefill: generic_prefill,
+  fill: generic_fill,
+  section: generic_section,
+  done: generic_done,
+  missing: generic_missing,
+  title: generic_title,
+});
+
+// ---------------------------------------------------------------- the view registry and the router
+
+// A workflow's own view; any workflow not named here is shown by GenericView.
+const VIEWS = Object.freeze({
+  brief: BriefView,
+});
+
+window.findesk.views = Object.keys(VIEWS);
+
+function view_for(workflow) {
+  return Object.prototype.hasOwnProperty.call(VIEWS, workflow) ? VIEWS[workflow] : GenericView;
+}
+
+function decode_part(part) {
+  try {
+    return decodeURIComponent(part);
+  } catch (err) {
+    return part;
+  }
+}
+
+function parse_route(hash) {
+  // {kind: "workflow", workflow, arg} or {kind: "run", run_id}; null when the hash is not a route.
+  const raw = str(hash);
+  if (raw === "" || raw === "#" || raw === "#/") return { kind: "workflow", workflow: BRIEF, arg: "" };
+  if (raw.slice(0, 2) !== "#/") return null;
+  const parts = raw.slice(2).split("/").map(decode_part);
+  if (parts[0] === "runs") return { kind: "run", run_id: parts[1] || "" };
+  if (parts[0] === "run") return { kind: "workflow", workflow: parts[1] || "", arg: parts.slice(2).join("/") };
+  return { kind: "workflow", workflow: parts[0], arg: parts.slice(1).join("/") };
+}
+
+function route_key(route) {
+  return route.kind === "run" ? "run:" + route.run_id : "workflow:" + route.workflow + "/" + route.arg;
+}
+
+function route_hash(workflow, arg) {
+  const tail = arg ? "/" + encodeURIComponent(arg) : "";
+  return (workflow === BRIEF ? "#/brief" : "#/run/" + encodeURIComponent(workflow)) + tail;
+}
+
+function set_route(hash) {
+  // The address bar names what is shown (a reload comes back to it), without a hashchange.
+  if (window.location.hash !== hash) window.history.replaceState(null, "", hash);
+  const route = parse_route(hash);
+  state.route = route ? route_key(route) : "";
+}
+
+async function apply_route() {
+  const route = parse_route(window.location.hash);
+  if (route === null) return; // a footnote jump, not a route
+  if (state.running) {
+    state.route_pending = true; // shown when the run ends; a run is never swapped out under its stream
+    return;
+  }
+  const key = route_key(route);
+  if (key === state.route) return;
+  state.route = key;
+  if (route.kind === "run") {
+    if (RUN_ID_RE.test(route.run_id)) await replay_run(route.run_id, null);
+    else show_error("not_found", "“" + route.run_id + "” is not a run id.");
+    return;
+  }
+  await open_workflow(route.workflow, route.arg);
+}
+
+async function open_workflow(name, arg) {
+  let problem = "";
+  if (name !== BRIEF) {
+    const listed = WORKFLOW_RE.test(name) && (await state.catalog);
+    if (!listed) problem = "The list of workflows could not be loaded, so “" + name + "” cannot be shown.";
+    else if (!state.workflows.has(name)) problem = "This server has no workflow “" + name + "”.";
+    if (state.running) return;
+    if (problem) {
+      name = BRIEF;
+      arg = "";
+      set_route(route_hash(BRIEF, ""));
+    }
+  }
+  if (name !== state.workflow) {
+    activate(name);
+    reset_shared();
+    state.view.reset(true);
+    set_status("Ready.");
+  }
+  if (arg) state.view.prefill(arg);
+  if (problem) show_error("not_found", problem);
+}
+
+function activate(name) {
+  // Make `name`'s view the one shown: its panels visible, every other view's hidden, its form built.
+  const view = view_for(name);
+  state.workflow = name;
+  state.meta = state.workflows.get(name) || null;
+  state.view = view;
+  for (const other of [...Object.values(VIEWS), GenericView]) {
+    for (const id of other.panels) $(id).hidden = other !== view;
+  }
+  view.prepare(state.meta);
+  sync_picker();
+  document.title = name === BRIEF ? state.idle.title : "findesk · " + (state.meta ? state.meta.title : name);
+}
+
+function pick_workflow() {
+  // The picker only changes the hash; the router does the rest (so Back returns to the previous workflow).
+  window.location.hash = route_hash($("workflow").value, "");
+}
+
+// ---------------------------------------------------------------- the workflow list (GET /v1/workflows)
+
+function workflow_meta(raw) {
+  // One entry of the listing as the page keeps it; every string in it is shown as text.
+  if (!raw || typeof raw !== "object") return null;
+  const name = str(raw.name);
+  if (!WORKFLOW_RE.test(name)) return null;
+  const sections = (Array.isArray(raw.sections) ? raw.sections : [])
+    .filter((s) => s && typeof s === "object" && str(s.name))
+    .map((s) => ({ name: str(s.name), title: str(s.title) || str(s.name) }));
+  return {
+    name: name,
+    title: str(raw.title) || name,
+    description: str(raw.description),
+    kind: Object.prototype.hasOwnProperty.call(KIND_LABELS, str(raw.kind)) ? str(raw.kind) : "workflow",
+    schema: raw.input_schema && typeof raw.input_schema === "object" ? raw.input_schema : {},
+    sections: sections,
+  };
+}
+
+async function load_catalog() {
+  let body;
+  try {
+    const response = await fetch("/v1/workflows", {
+      headers: auth_headers(),
+      cache: "no-store",
+      credentials: "same-origin",
+    });
+    if (!response.ok) {
+      let why = "HTTP " + response.status;
+      try {
+        const error = await response.json();
+        if (error && error.error && typeof error.error === "object") why = str(error.error.message) || why;
+      } catch (err) {
+        // Not JSON: the status is all we have.
+      }
+      notice("The list of workflows is not available (" + why + "): only the briefing can run from this page.");
+      return false;
+    }
+    body = await response.json();
+  } catch (err) {
+    notice("Could not load the list of workflows: " + str(err && err.message));
+    return false;
+  }
+  const list = Array.isArray(body) ? body : body && Array.isArray(body.workflows) ? body.workflows : [];
+  state.workflows = new Map();
+  for (const raw of list) {
+    const meta = workflow_meta(raw);
+    if (meta && !state.workflows.has(meta.name)) state.workflows.set(meta.name, meta);
+  }
+  render_picker();
+  return true;
+}
+
+function render_picker() {
+  // Grouped by kind (workflows, plug-ins, single agents), each option the workflow's title as text.
+  const groups = new Map();
+  for (const kind of Object.keys(KIND_LABELS)) {
+    const group = el("optgroup");
+    group.label = KIND_LABELS[kind];
+    groups.set(kind, group);
+  }
+  for (const meta of state.workflows.values()) groups.get(meta.kind).appendChild(option(meta.name, meta.title));
+  const select = $("workflow");
+  select.replaceChildren(...Array.from(groups.values()).filter((g) => g.children.length));
+  sync_picker();
+}
+
+function sync_picker() {
+  const select = $("workflow");
+  const name = state.workflow;
+  if (!Array.from(select.options).some((o) => o.value === name)) {
+    select.prepend(option(name, name === BRIEF ? state.idle.brief_option : name));
+  }
+  select.value = name;
+  const help = state.meta ? state.meta.description : name === BRIEF ? state.idle.workflow_help : "";
+  $("workflow-help").textContent = help;
 }
 
 // ---------------------------------------------------------------- dispatch and the SSE reader
@@ -628,7 +1216,7 @@ async function show_http_error(response) {
   show_error(code, message);
   set_status("stopped: " + code);
   // The request never became a run: no section will come, and each says why instead of "waiting…".
-  mark_missing_sections("not produced: the server refused the request (" + code + ")");
+  state.view.missing("not produced: the server refused the request (" + code + ")");
 }
 
 async function get_json(url) {
@@ -640,7 +1228,33 @@ async function get_json(url) {
   return response.json();
 }
 
-// ---------------------------------------------------------------- a live run
+
+// ---------------------------------------------------------------- a live run (any view)
+
+function reset_shared() {
+  // The panels every view shares: error, trace, warnings, model output and the run's counters.
+  $("error").hidden = true;
+  $("error").replaceChildren();
+  $("trace-body").replaceChildren();
+  $("warnings").replaceChildren();
+  $("warning-count").textContent = "(0)";
+  $("model-output").replaceChildren();
+  state.finished = false;
+  state.shown_result = false;
+  state.calls = new Map();
+  state.agents = new Map();
+  state.tool_calls = 0;
+  state.tool_errors = 0;
+  state.warnings = 0;
+  state.model_chars = 0;
+  update_trace_count();
+}
+
+function reset_view() {
+  // A run (or a replay) starts in the view shown: the shared panels emptied, the view's boxes waiting.
+  reset_shared();
+  state.view.reset(false);
+}
 
 function read_form() {
   const ticker_input = $("ticker");
@@ -661,59 +1275,60 @@ function read_form() {
 function set_running(running) {
   state.running = running;
   $("run").disabled = running;
+  $("run-start").disabled = running;
+  $("workflow").disabled = running;
   $("stop").hidden = !(running && !state.replaying);
+  $("run-stop").hidden = !(running && !state.replaying);
   for (const button of document.querySelectorAll("#history button")) button.disabled = running;
   document.body.classList.toggle("busy", running);
+  if (!running && state.route_pending) {
+    state.route_pending = false;
+    apply_route();
+  }
 }
 
-async function start_run(event) {
-  event.preventDefault();
-  if (state.running) return;
-  const form = read_form();
-  if (form.error) {
-    show_error("invalid_input", form.error);
-    $("ticker").focus();
-    return;
-  }
+async function run_stream(url, body, label) {
+  // POST `body` to `url` and show its event stream in the view shown.
   reset_view();
+  const noun = state.view.noun;
   state.replaying = false;
-  state.request = form.body;
+  state.request = body;
   state.controller = new AbortController();
   state.started_at = performance.now();
   set_running(true);
-  set_status("starting " + form.body.ticker + "…");
+  set_status("starting " + label + "…");
   try {
     const headers = Object.assign({ "Content-Type": "application/json", Accept: "text/event-stream" }, auth_headers());
-    const response = await fetch("/v1/brief", {
+    const response = await fetch(url, {
       method: "POST",
       headers: headers,
-      body: JSON.stringify(form.body),
+      body: JSON.stringify(body),
       cache: "no-store",
       credentials: "same-origin",
       signal: state.controller.signal,
     });
     const type = str(response.headers.get("Content-Type"));
     if (!response.ok || !type.includes("text/event-stream")) {
-      $("headline").textContent = "No briefing";
+      state.view.title("No " + noun);
       await show_http_error(response);
       return;
     }
     await read_stream(response);
     if (!state.finished) {
-      show_error("stream_ended", "The connection closed before the briefing finished.");
-      mark_missing_sections("not received: the connection closed");
+      show_error("stream_ended", "The connection closed before the " + noun + " finished.");
+      state.view.missing("not received: the connection closed");
       close_pending("no result");
       set_status("stopped: the connection closed");
     }
   } catch (err) {
     if (err && err.name === "AbortError") {
-      show_error("stopped", "You stopped this briefing.");
-      mark_missing_sections("not received: stopped");
+      show_error("stopped", "You stopped this " + noun + ".");
+      state.view.missing("not received: stopped");
       close_pending("stopped");
       set_status("stopped");
     } else {
       show_error("network", "Could not reach the server: " + str(err && err.message));
-      mark_missing_sections("not produced: the server could not be reached");
+      state.view.missing("not produced: the server could not be reached");
       close_pending("no result");
       set_status("stopped: network error");
     }
@@ -723,8 +1338,84 @@ async function start_run(event) {
   }
 }
 
+async function start_run(event) {
+  // The briefing's form: POST /v1/brief.
+  event.preventDefault();
+  if (state.running) return;
+  const form = read_form();
+  if (form.error) {
+    show_error("invalid_input", form.error);
+    $("ticker").focus();
+    return;
+  }
+  set_route(route_hash(BRIEF, form.body.ticker));
+  await run_stream("/v1/brief", form.body, form.body.ticker);
+}
+
 function stop_run() {
   if (state.controller) state.controller.abort();
+}
+
+// ---------------------------------------------------------------- replaying a recorded run
+
+function opening_of(events) {
+  // The run's opening event (top-level agent_start): the workflow's name and the inputs it ran on.
+  for (const ev of events) {
+    const payload = ev && typeof ev === "object" && ev.data && typeof ev.data === "object" ? ev.data : null;
+    if (payload && !ev.parent_id && payload.type === "agent_start") {
+      const inputs = payload.inputs && typeof payload.inputs === "object" ? payload.inputs : {};
+      return { workflow: str(payload.agent), inputs: inputs };
+    }
+  }
+  return { workflow: "", inputs: {} };
+}
+
+async function replay_run(run_id, item) {
+  // A recorded run in its workflow's view: GET /v1/runs/{id} names the workflow, its events replay.
+  if (state.running) return;
+  if (item && item.workflow !== state.workflow) {
+    await state.catalog;
+    activate(item.workflow);
+  }
+  reset_view();
+  state.replaying = true;
+  state.started_at = performance.now();
+  set_running(true);
+  if (item) state.view.fill(item.inputs, item.as_of);
+  set_status("loading run " + run_id + "…");
+  try {
+    const id = encodeURIComponent(run_id);
+    const run = await get_json("/v1/runs/" + id);
+    const log = run ? await get_json("/v1/runs/" + id + "/events") : null;
+    if (!run || !log) {
+      state.view.title("Run not available");
+      return;
+    }
+    const events = Array.isArray(log.events) ? log.events : [];
+    const opening = opening_of(events);
+    let workflow = str(run.workflow) || opening.workflow || (run.briefing ? BRIEF : state.workflow);
+    if (!WORKFLOW_RE.test(workflow)) workflow = state.workflow;
+    if (workflow !== state.workflow) {
+      await state.catalog;
+      activate(workflow);
+      reset_view();
+    }
+    if (!item) state.view.fill(opening.inputs, "");
+    for (const ev of events) dispatch(ev, "");
+    const saved = run.result && typeof run.result === "object" ? run.result : run.briefing;
+    if (!state.shown_result && saved && typeof saved === "object") state.view.done(saved, "", run_id);
+    state.view.missing("not in this run's saved events");
+    close_pending("no result");
+    if (!state.shown_result && !state.finished) state.view.title("This run has no " + state.view.noun);
+    set_status("replayed run " + run_id + " (" + plural(events.length, "event") + ")");
+  } catch (err) {
+    show_error("network", "Could not load the run: " + str(err && err.message));
+    state.view.missing("not loaded: the server could not be reached");
+    set_status("stopped: network error");
+  } finally {
+    state.replaying = false;
+    set_running(false);
+  }
 }
 
 // ---------------------------------------------------------------- history (this browser only)
@@ -740,7 +1431,12 @@ function load_history() {
   const out = [];
   for (const item of raw) {
     if (!item || typeof item !== "object" || !item.run_id) continue;
+    const workflow = WORKFLOW_RE.test(str(item.workflow)) ? str(item.workflow) : BRIEF; // older entries: briefings
+    const inputs = item.inputs && typeof item.inputs === "object" && !Array.isArray(item.inputs) ? item.inputs : {};
     out.push({
+      workflow: workflow,
+      label: str(item.label),
+      inputs: workflow === BRIEF ? { ticker: str(item.ticker), question: str(item.question) } : inputs,
       ticker: str(item.ticker),
       as_of: str(item.as_of),
       question: str(item.question),
@@ -760,20 +1456,45 @@ function save_history(items) {
   }
 }
 
+function store_entry(entry) {
+  const items = load_history().filter((item) => item.run_id !== entry.run_id);
+  items.unshift(entry);
+  save_history(items);
+  render_history();
+}
+
 function remember(body, briefing) {
   if (!briefing.run_id) return;
-  const entry = {
+  store_entry({
+    workflow: BRIEF,
     ticker: body.ticker,
     as_of: body.as_of || briefing.as_of,
     question: body.question || "",
     run_id: briefing.run_id,
     headline: briefing.headline,
     at: new Date().toISOString(),
-  };
-  const items = load_history().filter((item) => item.run_id !== entry.run_id);
-  items.unshift(entry);
-  save_history(items);
-  render_history();
+  });
+}
+
+function input_summary(inputs) {
+  // "AAPL, 2025-08-29": the scalar inputs, for the history entry's title.
+  const values = Object.values(inputs || {}).filter((v) => ["string", "number", "boolean"].includes(typeof v));
+  return clip(values.map(String).join(", "), 80);
+}
+
+function remember_run(run_id, headline) {
+  const body = state.request || {};
+  const title = state.meta ? state.meta.title : state.workflow;
+  const summary = input_summary(body.input);
+  store_entry({
+    workflow: state.workflow,
+    label: title + (summary ? " · " + summary : ""),
+    inputs: body.input || {},
+    as_of: str(body.as_of),
+    run_id: run_id,
+    headline: headline,
+    at: new Date().toISOString(),
+  });
 }
 
 function render_history() {
@@ -781,14 +1502,15 @@ function render_history() {
   const items = load_history();
   list.replaceChildren();
   if (!items.length) {
-    list.appendChild(el("li", "No briefings yet.", "muted"));
+    list.appendChild(el("li", "No runs yet.", "muted"));
     return;
   }
   for (const item of items) {
     const button = el("button", null, "history-item");
     button.type = "button";
     button.disabled = state.running;
-    button.appendChild(el("span", item.ticker + (item.as_of ? " · " + item.as_of : ""), "history-title"));
+    const title = item.workflow === BRIEF ? item.ticker : item.label || item.workflow;
+    button.appendChild(el("span", title + (item.as_of ? " · " + item.as_of : ""), "history-title"));
     button.appendChild(el("span", item.headline || "(no headline)", "history-headline"));
     if (item.question) button.appendChild(el("span", "“" + clip(item.question, 120) + "”", "history-question"));
     const when = new Date(item.at);
@@ -811,39 +1533,10 @@ function clear_history() {
 }
 
 async function replay(item) {
+  // A history entry: its run, replayed in its workflow's view; the address bar gets the run's route.
   if (state.running) return;
-  reset_view();
-  state.replaying = true;
-  state.started_at = performance.now();
-  set_running(true);
-  $("ticker").value = item.ticker;
-  $("as-of").value = item.as_of;
-  $("question").value = item.question;
-  update_question_count();
-  set_status("loading run " + item.run_id + "…");
-  try {
-    const id = encodeURIComponent(item.run_id);
-    const run = await get_json("/v1/runs/" + id);
-    const log = run ? await get_json("/v1/runs/" + id + "/events") : null;
-    if (!run || !log) {
-      $("headline").textContent = "Run not available";
-      return;
-    }
-    const events = Array.isArray(log.events) ? log.events : [];
-    for (const ev of events) dispatch(ev, "");
-    if (!state.briefing && run.briefing && typeof run.briefing === "object") show_briefing(run.briefing);
-    mark_missing_sections("not in this run's saved events");
-    close_pending("no result");
-    if (!state.briefing && !state.finished) $("headline").textContent = "This run has no briefing";
-    set_status("replayed run " + item.run_id + " (" + plural(events.length, "event") + ")");
-  } catch (err) {
-    show_error("network", "Could not load the run: " + str(err && err.message));
-    mark_missing_sections("not loaded: the server could not be reached");
-    set_status("stopped: network error");
-  } finally {
-    state.replaying = false;
-    set_running(false);
-  }
+  set_route("#/runs/" + encodeURIComponent(item.run_id));
+  await replay_run(item.run_id, item);
 }
 
 // ---------------------------------------------------------------- start-up
@@ -880,6 +1573,14 @@ async function check_registry() {
   }
 }
 
+function check_views() {
+  // A view added to VIEWS without every member would fail only when its workflow runs: say so at start-up.
+  for (const [name, view] of Object.entries(VIEWS)) {
+    const missing = VIEW_MEMBERS.filter((m) => !Object.prototype.hasOwnProperty.call(view, m));
+    if (missing.length) notice("The page's view for “" + name + "” lacks " + missing.join(", ") + ".");
+  }
+}
+
 function init() {
   const key_input = $("api-key");
   try {
@@ -900,14 +1601,36 @@ function init() {
     ticker.value = ticker.value.trim().toUpperCase();
   });
   $("question").addEventListener("input", update_question_count);
+  $("desk").addEventListener("submit", (event) => event.preventDefault()); // Enter in the key field
   $("brief-form").addEventListener("submit", start_run);
   $("stop").addEventListener("click", stop_run);
   $("clear-history").addEventListener("click", clear_history);
-  $("as-of").max = new Date().toISOString().slice(0, 10);
+  $("run-form").addEventListener("submit", start_generic);
+  $("run-stop").addEventListener("click", stop_run);
+  $("workflow").addEventListener("change", pick_workflow);
+  key_input.addEventListener("change", () => {
+    // A server that wants a key for its listing: try again with the key entered.
+    state.catalog = state.catalog.then((listed) => listed || load_catalog());
+  });
+  window.addEventListener("hashchange", apply_route);
+  const today = new Date().toISOString().slice(0, 10);
+  $("as-of").max = today;
+  $("run-as-of").max = today;
+  state.idle = {
+    title: document.title,
+    headline: $("headline").textContent,
+    summary: $("summary").textContent,
+    workflow_help: $("workflow-help").textContent,
+    brief_option: $("workflow").options[0].textContent,
+  };
+  check_views();
+  activate(BRIEF);
   update_question_count();
   update_trace_count();
   render_history();
   check_registry();
+  state.catalog = load_catalog();
+  apply_route();
 }
 
 init();

@@ -1,19 +1,25 @@
-"""Briefings in worker processes, their events streamed back as they happen.
+"""Workflow runs in worker processes, their events streamed back as they happen.
 
 Rules:
-- A briefing's analytics are CPU-bound (claims, pump-bot scores, number pools: about half a second of
-  one core). In a server they would block its event loop, so every other client would wait; here
-  they run in ``workers`` processes (``spawn``ed, so no thread state is forked) and the caller's
+- A run's analytics are CPU-bound (a briefing's claims, pump-bot scores, number pools: about half a
+  second of one core). In a server they would block its event loop, so every other client would wait;
+  here they run in ``workers`` processes (``spawn``ed, so no thread state is forked) and the caller's
   loop only forwards events.
+- A job names its workflow; the worker resolves the spec through ``workflows.registry.load``, so any
+  registered workflow or agent runs here. Plug-ins (``FINDESK_WORKFLOWS``) reach the workers through
+  the environment and ``sys.path`` they inherit when spawned.
 - Workers run at a lower CPU priority (``nice`` +10) than the server, so the server's event loop
   answers and streams at once however busy the workers are.
-- Each worker opens one tool context for its life and keeps one event loop, so its briefings are warm
-  and live HTTP clients stay on the loop they were made on.
+- Each worker keeps one open tool context per data mode for its life and one event loop, so its runs
+  are warm and live HTTP clients stay on the loop they were made on.
 - Events cross as JSON on one queue, tagged with the run id; the run's end is an explicit marker on the
   same queue, so no event is lost or reordered behind it. A worker that dies mid-run ends its runs
   with an ``error`` event (``unavailable``), never a silent hang, and the next ``submit`` replaces the
-  broken pool (and its queue, whose lock the dead worker may hold) with a new one.
-- The caller emits the run's opening event itself (``RunStart``) so a queued run is visible at once.
+  broken generation (and its queue, whose lock the dead worker may hold) with a new one. A run
+  cancelled before a worker started it ends with ``interrupted``.
+- The caller emits the run's opening event itself (``RunStart``) so a queued run is visible at once;
+  the worker continues that event sequence, including for a refusal (unknown workflow, tools that do
+  not open).
 """
 
 from __future__ import annotations
@@ -39,7 +45,8 @@ from findesk.core.result import Err, ErrorCode
 from findesk.data.context import DataContext
 from findesk.tools.base import ToolContext
 from findesk.tools.catalog import open_tool_context
-from findesk.workflows.brief.run import RunStart, run_briefing
+from findesk.workflows import registry
+from findesk.workflows.runner import RunStart, run_workflow
 
 _END = ""  # payload marking the end of a run's events
 _POLL_S = 0.2  # how often the reader looks up from an empty queue to see if it must stop
@@ -47,11 +54,11 @@ WORKER_NICENESS = 10
 
 
 @dataclass(frozen=True)
-class BriefJob:
+class WorkflowJob:
+    workflow: str  # a registry name: "brief", "agents.quote_filings", a plug-in's name
+    inputs: dict[str, Any]  # the input as JSON; the runner validates and checks it again in the worker
     start: RunStart
-    symbol: str
     context: DataContext
-    question: str | None
     mode: RequestedMode
     budget_usd: float | None  # caps the run's model budget (what is left of a key's daily cap)
 
@@ -69,13 +76,23 @@ def _init_worker(settings: Settings, queue: Any) -> None:
     _worker.update(settings=settings, queue=queue, loop=asyncio.new_event_loop(), tools={})
 
 
-def _run_job(job: BriefJob) -> None:
+def _run_job(job: WorkflowJob) -> None:
     settings: Settings = _worker["settings"]
     loop: asyncio.AbstractEventLoop = _worker["loop"]
     queue = _worker["queue"]
     run_id = job.start.run_id
     sink = CallbackSink(lambda event: queue.put((run_id, event.to_json())))
+
+    def refuse(err: Err) -> None:
+        tracer = Tracer(EventBus([sink]), run_id, _counter=itertools.count(job.start.next_seq))
+        tracer.emit(Error(code=err.code.value, message=err.reason))
+
     try:
+        # the registry caches nothing itself; an imported spec module is cached by Python's imports
+        spec = registry.load(job.workflow)
+        if isinstance(spec, Err):
+            refuse(spec)
+            return
         if job.budget_usd is not None:
             settings = settings.model_copy(
                 update={"llm": settings.llm.model_copy(update={"budget_usd": job.budget_usd})}
@@ -84,17 +101,15 @@ def _run_job(job: BriefJob) -> None:
         if job.context.mode not in tools:
             opened = loop.run_until_complete(open_tool_context(settings, job.context))
             if isinstance(opened, Err):
-                Tracer(EventBus([sink]), job.start.run_id, _counter=itertools.count(job.start.next_seq)).emit(
-                    Error(code=opened.code.value, message=opened.reason)
-                )
+                refuse(opened)
                 return
             tools[job.context.mode] = opened.value
         loop.run_until_complete(
-            run_briefing(
-                job.symbol,
+            run_workflow(
+                spec.value,
+                job.inputs,
                 settings=settings,
                 context=job.context,
-                question=job.question,
                 sinks=[sink],
                 mode=job.mode,
                 tools=tools[job.context.mode],
@@ -102,7 +117,7 @@ def _run_job(job: BriefJob) -> None:
             )
         )
     finally:
-        queue.put((job.start.run_id, _END))
+        queue.put((run_id, _END))
 
 
 def _warm() -> int:
@@ -134,7 +149,7 @@ class _Generation:
         )
         self.stop = threading.Event()
         self.reader = threading.Thread(
-            target=read, args=(self.queue, self.stop), name="findesk-brief-pool", daemon=True
+            target=read, args=(self.queue, self.stop), name="findesk-workflow-pool", daemon=True
         )
         self.reader.start()
 
@@ -145,7 +160,7 @@ class _Generation:
         self.reader.join(2 * _POLL_S)
 
 
-class BriefingPool:
+class WorkflowPool:
     """Create, ``submit`` runs, ``close``. ``submit`` is called from the caller's event loop."""
 
     def __init__(self, settings: Settings, workers: int) -> None:
@@ -161,9 +176,9 @@ class BriefingPool:
         for future in [self._current.executor.submit(_warm) for _ in range(self.workers)]:
             future.result()
 
-    def submit(self, job: BriefJob, sinks: list[Sink], on_end: Callable[[], None]) -> Future[None]:
+    def submit(self, job: WorkflowJob, sinks: list[Sink], on_end: Callable[[], None]) -> Future[None]:
         """Queue a run; its events go to ``sinks`` (from the pool's reader thread), then ``on_end``.
-        A pool broken by a dead worker is replaced by a new one first."""
+        A generation broken by a dead worker is replaced by a new one first."""
         run = _Run(EventBus(sinks), job.start, on_end)
         with self._lock:
             self._runs[job.start.run_id] = run
@@ -204,7 +219,7 @@ class BriefingPool:
             problem = "the run was cancelled before a worker started it"
             code = "interrupted"
         elif future.exception() is not None:
-            problem = f"the briefing worker failed: {type(future.exception()).__name__}: {future.exception()}"
+            problem = f"the workflow worker failed: {type(future.exception()).__name__}: {future.exception()}"
             code = ErrorCode.UNAVAILABLE.value
         else:
             return

@@ -1,0 +1,100 @@
+"""The output guard: every sentence the desk writes is scrubbed of advice and its numbers traced.
+
+Rules:
+- One guard per piece of output, over one number pool (the run's tool results and typed reports).
+  ``text`` removes investment-advice sentences (``advice.scrub_advice``) and then lists every number of
+  what is left that the pool does not explain (``number_trace.untraced_numbers``); findings accumulate
+  on the guard so a workflow reports them once in its audit.
+- ``model`` applies ``text`` to every string of a typed output (nested models and lists included),
+  except fields that hold identifiers or links rather than prose (``IDENTIFIER_FIELDS``, and any value
+  that is a URL): a single-agent run's output passes the same guard as a workflow's report.
+- Pure: no I/O; never raises.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, Field
+
+from findesk.guardrails.advice import AdviceFinding, scrub_advice
+from findesk.guardrails.number_trace import NumberPool, UntracedNumber, untraced_numbers
+
+M = TypeVar("M", bound=BaseModel)
+
+# Field names whose strings are keys, codes or links, not sentences the desk wrote.
+IDENTIFIER_FIELDS = frozenset(
+    {"symbol", "ticker", "url", "link", "source", "quote_source", "form", "cik", "accession", "id", "key"}
+)
+
+
+class GuardReport(BaseModel):
+    """What the guard changed or flagged in one output."""
+
+    advice_removed: list[AdviceFinding] = Field(default_factory=list)
+    untraced_numbers: list[UntracedNumber] = Field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        return not self.advice_removed and not self.untraced_numbers
+
+    def warnings(self) -> list[str]:
+        """The audit lines a run shows for this report (empty when nothing was found)."""
+        out = []
+        if self.advice_removed:
+            n = len(self.advice_removed)
+            out.append(f"advice_removed: {n} sentence(s) giving investment advice were removed")
+        if self.untraced_numbers:
+            listed = ", ".join(u.text for u in self.untraced_numbers)
+            out.append(f"number_trace: numbers not found in this run's data: {listed}")
+        return out
+
+
+class OutputGuard:
+    def __init__(self, pool: NumberPool) -> None:
+        self.pool = pool
+        self.advice: list[AdviceFinding] = []
+        self.untraced: list[UntracedNumber] = []
+
+    def text(self, value: str) -> str:
+        clean, found = scrub_advice(value)
+        self.advice += found
+        self.untraced += untraced_numbers(clean, self.pool)
+        return clean
+
+    def model(self, value: M) -> M:
+        """A copy of ``value`` with every prose string guarded."""
+        return self._value(value, None)  # type: ignore[no-any-return]
+
+    def report(self) -> GuardReport:
+        return GuardReport(advice_removed=list(self.advice), untraced_numbers=list(self.untraced))
+
+    def _value(self, value: Any, name: str | None) -> Any:
+        if isinstance(value, str):
+            if (name is not None and name in IDENTIFIER_FIELDS) or _is_link(value):
+                return value
+            return self.text(value)
+        if isinstance(value, BaseModel):
+            updates = {
+                field: self._value(getattr(value, field), field)
+                for field in type(value).model_fields
+                if _has_text(getattr(value, field))
+            }
+            return value.model_copy(update=updates) if updates else value
+        if isinstance(value, list):
+            return [self._value(v, name) for v in value]
+        if isinstance(value, tuple):
+            return tuple(self._value(v, name) for v in value)
+        return value
+
+
+def _is_link(value: str) -> bool:
+    return value.startswith(("http://", "https://")) and " " not in value
+
+
+def _has_text(value: Any) -> bool:
+    if isinstance(value, str | BaseModel):
+        return True
+    if isinstance(value, list | tuple):
+        return any(_has_text(v) for v in value)
+    return False

@@ -1,0 +1,207 @@
+"""One workflow run streamed as server-sent events: the code behind ``POST /v1/runs/{workflow}`` and
+``POST /v1/brief`` (which maps its body onto the workflow ``brief``).
+
+Rules:
+- Everything that can be refused is refused before the stream opens, as a JSON error: the key and its
+  limits (401/429), an unknown workflow (404), input the workflow's model rejects or its check refuses
+  (400: malformed, out of scope, an advice request), a bad as-of date (400).
+- Once open, the stream carries the run's events as they happen (``event: <kind>``, ``id: <seq>``,
+  ``data: <Event JSON>``) and ends after exactly one ``done`` (the workflow's report) or ``error`` event;
+  a quiet stream gets ``: ping`` comments. The same events go to the audit log (committed before the
+  stream ends, so ``GET /v1/runs/{id}`` works at once) and to the metrics, labelled by workflow.
+- The run's opening event is emitted as the request is accepted; the run itself goes to a worker
+  process (``workflows.pool``) when the server has workers, so its CPU-bound analytics never stall
+  other clients' streams; without workers it runs here through ``run_workflow`` with the server's open
+  tool context.
+- A client that disconnects cancels its run (recorded as ``interrupted``) unless a worker has already
+  started it, in which case it finishes and is recorded.
+- A keyed run's model budget is capped to what is left of the key's daily cost cap; its cost is
+  recorded against the key when it ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import AsyncIterator, Mapping
+from datetime import date
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import StreamingResponse
+
+from findesk.agents.runtime.outcome import RequestedMode
+from findesk.core.access import record_cost
+from findesk.core.config import Settings
+from findesk.core.events.model import Event, LlmCall
+from findesk.core.events.trace import EventBus, Sink, Tracer, new_run_id
+from findesk.core.result import Err
+from findesk.interfaces.api.auth import Caller, authorize
+from findesk.interfaces.api.errors import ApiError
+from findesk.interfaces.api.metrics import MetricsSink
+from findesk.interfaces.api.schemas import ERRORS
+from findesk.interfaces.api.services import ApiServices
+from findesk.workflows import registry
+from findesk.workflows.pool import WorkflowJob, WorkflowPool
+from findesk.workflows.runner import RunStart, opening_event, run_workflow
+
+_END = None  # queued after the run's last event
+PING_S = 15
+
+STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "text/event-stream of run events (kinds: see /v1/events/registry), "
+        "ending with one `done` (result = the workflow's report) or `error` event; "
+        "the run id is in the X-Run-Id header",
+        "content": {"text/event-stream": {}},
+    },
+    **ERRORS,
+}
+
+
+class QueueSink:
+    """Hands events to the request's stream; safe from worker threads (emits hop onto the loop)."""
+
+    def __init__(self, queue: asyncio.Queue[Event | None], loop: asyncio.AbstractEventLoop) -> None:
+        self._queue = queue
+        self._loop = loop
+        self._thread = threading.get_ident()
+        self.cost_usd = 0.0
+
+    def write(self, event: Event) -> None:
+        if isinstance(event.data, LlmCall):
+            self.cost_usd += event.data.cost_usd
+        if threading.get_ident() == self._thread:
+            self._queue.put_nowait(event)
+        else:
+            self._loop.call_soon_threadsafe(self._queue.put_nowait, event)
+
+    def close(self) -> None:
+        pass
+
+
+def sse_frame(event: Event) -> str:
+    """One server-sent event: the kind, the sequence number (for Last-Event-ID), the JSON envelope.
+    JSON never contains a raw newline, so the data fits on one ``data:`` line."""
+    return f"event: {event.type}\nid: {event.seq}\ndata: {event.to_json()}\n\n"
+
+
+def _budgeted(settings: Settings, caller: Caller) -> Settings:
+    if caller.admission is None:
+        return settings
+    budget = min(settings.llm.budget_usd, caller.admission.budget_left_usd)
+    if budget >= settings.llm.budget_usd or budget <= 0:
+        return settings
+    return settings.model_copy(update={"llm": settings.llm.model_copy(update={"budget_usd": budget})})
+
+
+async def stream_run(
+    request: Request,
+    workflow: str,
+    raw: Mapping[str, Any],
+    *,
+    as_of: date | None,
+    mode: RequestedMode,
+) -> StreamingResponse:
+    """Refuse the run with a JSON error, or start it and stream its events (see the module's rules)."""
+    services: ApiServices = request.app.state.services
+    started = time.perf_counter()
+    run_id = new_run_id()
+    caller = await authorize(request, services, costly=True, run_id=run_id)  # 401/429 before anything
+    found = registry.load(workflow)
+    if isinstance(found, Err):
+        services.metrics.rejected.labels(found.code.value).inc()
+        raise ApiError.of(found)
+    spec = found.value
+    parsed = spec.parse(raw)
+    if isinstance(parsed, Err):
+        services.metrics.rejected.labels(parsed.code.value).inc()
+        raise ApiError.of(parsed)
+    context = services.data_context(as_of)
+    if isinstance(context, Err):
+        raise ApiError.of(context)
+    tools = await services.tool_context(context.value)  # cheap once open; also checks the data mode
+    if isinstance(tools, Err):
+        raise ApiError.of(tools)
+
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[Event | None] = asyncio.Queue()
+    sink = QueueSink(queue, loop)
+    sinks: list[Sink] = [sink, services.audit, MetricsSink(services.metrics)]
+    # the run's first event goes out now, even if the run waits for a worker
+    opening = Tracer(EventBus(sinks), run_id).emit(opening_event(spec, parsed.value, context.value, mode))
+    start = RunStart(run_id, opening.id, opening.seq + 1)
+    settings = _budgeted(services.settings, caller)
+
+    async def in_process() -> None:
+        assert services.runs is not None
+        async with services.runs:
+            await run_workflow(
+                spec,
+                parsed.value,
+                settings=settings,
+                context=context.value,
+                sinks=sinks,
+                mode=mode,
+                models=services.models,
+                registry=services.registry,
+                tools=tools.value,
+                start=start,
+            )
+
+    async def in_worker(pool: WorkflowPool) -> None:
+        ended = asyncio.Event()
+        budget = settings.llm.budget_usd if caller.admission is not None else None
+        # the raw JSON input, not the parsed model: the worker validates and checks it the same way
+        job = WorkflowJob(spec.name, dict(raw), start, context.value, mode, budget)
+
+        def end() -> None:  # called on the pool's reader thread, after the run's last event
+            loop.call_soon_threadsafe(ended.set)
+
+        future = pool.submit(job, sinks, end)
+        try:
+            await ended.wait()
+        finally:
+            future.cancel()  # only takes effect while the job still waits for a worker
+
+    async def work() -> None:
+        try:
+            await (in_worker(services.pool) if services.pool is not None else in_process())
+        finally:
+            # the run is readable from /v1/runs once the stream ends
+            await asyncio.to_thread(services.audit.flush, 10.0)
+            if caller.admission is not None:
+                await asyncio.to_thread(
+                    record_cost, services.keys, caller.admission.request_id, run_id, sink.cost_usd
+                )
+            loop.call_soon_threadsafe(queue.put_nowait, _END)  # after events the pool hopped over
+
+    task = asyncio.create_task(work(), name=f"{spec.name}-{run_id}")
+    first_event = services.metrics.first_event.labels(spec.name)
+
+    async def stream() -> AsyncIterator[str]:
+        services.metrics.in_progress.inc()
+        first = True
+        try:
+            while True:
+                try:
+                    event = await asyncio.wait_for(queue.get(), PING_S)
+                except TimeoutError:
+                    yield ": ping\n\n"  # keeps proxies from closing a quiet stream (a slow model turn)
+                    continue
+                if event is _END:
+                    return
+                if first:
+                    first_event.observe(time.perf_counter() - started)
+                    first = False
+                yield sse_frame(event)
+        finally:
+            services.metrics.in_progress.dec()
+            if not task.done():
+                task.cancel()
+
+    headers = {"X-Run-Id": run_id, "Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    if caller.admission is not None:
+        headers["X-RateLimit-Remaining"] = str(caller.admission.remaining_rpm)
+    return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)

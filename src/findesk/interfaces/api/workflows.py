@@ -1,0 +1,65 @@
+"""``GET /v1/workflows``: every workflow and agent this server runs, from the registry of specs.
+
+Rules:
+- The list is generated from ``workflows.registry`` (built-ins, plug-ins from ``FINDESK_WORKFLOWS``, then
+  every agent role as ``agents.<role>``), so a new spec is listed, and runnable through
+  ``POST /v1/runs/{workflow}``, with no change here.
+- Each entry carries what a client needs to build a form and a view: the input model's JSON schema and
+  the streamed sections in order. A plug-in that cannot be loaded is a JSON error naming it, never a
+  silently shorter list.
+- Like ``/v1/events/registry`` it describes the server, not anyone's data: no key needed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from fastapi import APIRouter
+
+from findesk.core.result import Err, Ok, Result
+from findesk.interfaces.api.errors import ApiError
+from findesk.interfaces.api.schemas import ErrorBody, SectionInfo, WorkflowInfo
+from findesk.workflows import registry
+
+router = APIRouter(tags=["workflows"])
+
+
+def _info(spec: Any) -> WorkflowInfo:
+    return WorkflowInfo(
+        name=spec.name,
+        title=spec.title,
+        description=spec.description,
+        kind=spec.kind,
+        input_schema=spec.input_model.model_json_schema(),
+        sections=[SectionInfo(name=name, title=title) for name, title in spec.sections],
+    )
+
+
+def listing() -> Result[list[WorkflowInfo]]:
+    """Every registered workflow, then every agent, each loaded from the registry."""
+    known = registry.entries()
+    if isinstance(known, Err):
+        return known
+    names = [*known.value, *(registry.AGENT_PREFIX + role for role in registry.agent_names())]
+    out = []
+    for name in names:
+        spec = registry.load(name)
+        if isinstance(spec, Err):
+            return spec
+        out.append(_info(spec.value))
+    return Ok(out)
+
+
+@router.get(
+    "/v1/workflows",
+    response_model=list[WorkflowInfo],
+    responses={503: {"model": ErrorBody, "description": "a plug-in workflow cannot be loaded"}},
+    summary="Every workflow and agent, with its input schema and streamed sections",
+)
+async def list_workflows() -> list[WorkflowInfo]:
+    # the first call imports every spec (LangGraph and the roles): off the event loop
+    found = await asyncio.to_thread(listing)
+    if isinstance(found, Err):
+        raise ApiError.of(found)
+    return found.value

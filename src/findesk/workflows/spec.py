@@ -1,0 +1,191 @@
+"""A workflow is a spec: what it takes, the graph it runs, how its state becomes a typed report, what it
+streams, and how the report renders. One runner (``workflows.runner.run_workflow``) runs every spec.
+
+Rules:
+- A spec is data. It never opens tools, emits opening/closing events or catches errors: the runner
+  owns that envelope, identically for every workflow and for single-agent runs.
+- Graph state is serializable (pydantic models, dates, plain containers), so a run can be checkpointed
+  and resumed; everything a node needs that is not state (the agent runtime, the tracer, the mode, the
+  data context) reaches it through LangGraph's runtime context as a ``RunKit``, never a closure.
+- Progress leaves a node through LangGraph's stream writer; the spec's ``stream`` handler turns those
+  chunks into ``section`` events while the graph runs.
+- ``check`` refuses out-of-scope or malformed input before any tool is called; ``precheck`` may refuse
+  with the tools open (e.g. an unknown ticker) before the graph starts.
+"""
+
+from __future__ import annotations
+
+import operator
+import sys
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from enum import Enum
+from typing import TYPE_CHECKING, Annotated, Any, Generic, Protocol, TypeVar
+
+from pydantic import BaseModel, Field
+
+from findesk.agents.runtime import AgentRuntime
+from findesk.agents.runtime.outcome import RequestedMode
+from findesk.core.events.trace import MemorySink, Tracer
+from findesk.core.result import Err, Ok, Result
+from findesk.data.context import DataContext
+from findesk.guardrails.number_trace import NumberCollector, NumberPool
+from findesk.tools.base import ToolContext
+from findesk.workflows import records
+from findesk.workflows.records import AgentRecord, ToolCallRecord
+
+if TYPE_CHECKING:
+    from langgraph.graph import StateGraph
+
+InT = TypeVar("InT", bound=BaseModel)
+RepT = TypeVar("RepT", bound=BaseModel)
+
+
+class AgentNote(BaseModel):
+    """What the state keeps of one agent's run (its typed output lives in the workflow's own keys)."""
+
+    mode: str
+    warnings: list[str] = Field(default_factory=list)
+
+
+# The state key every agent node writes; parallel nodes merge their notes.
+AgentNotes = Annotated[dict[str, AgentNote], operator.or_]
+
+
+async def _nothing() -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class RunKit:
+    """What graph nodes use that is not state: the agent runtime, the tracer of the run's scope, the
+    requested mode and the data context. Passed as LangGraph's runtime context.
+
+    ``durable``: awaited by a node when its update is ready, before LangGraph checkpoints it; it makes
+    the node's events durable first (the audit log flushed), so a run killed after a checkpoint never
+    resumes with a step whose events were lost."""
+
+    runtime: AgentRuntime
+    tracer: Tracer
+    mode: RequestedMode
+    context: DataContext
+    durable: Callable[[], Awaitable[None]] = _nothing
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """The run's audit facts, read from its events when the graph is done."""
+
+    run_id: str
+    data_mode: str
+    as_of: date
+    mode: str  # "deterministic" / "model"
+    agents: list[AgentRecord]
+    tool_calls: list[ToolCallRecord]
+    warnings: list[str]  # the agents' own warnings (fallbacks, budget, invalid output)
+    round_trips: int
+
+
+@dataclass
+class RunScope:
+    """One run as its stream handler and assembler see it."""
+
+    run_id: str
+    opening_id: str
+    tracer: Tracer  # the workflow's scope: its events nest under the opening event
+    memory: MemorySink  # every event of the run so far
+    context: DataContext
+    numbers: NumberCollector = field(default_factory=NumberCollector)
+
+    def pool(self, *extra: object) -> NumberPool:
+        """The numbers of every tool result so far, plus ``extra`` (each tool result walked once)."""
+        return records.collect_tool_numbers(list(self.memory.events), self.numbers).pool(*extra)
+
+    def facts(self, state: Mapping[str, Any], *, skip_warnings: tuple[str, ...] = ()) -> RunFacts:
+        events = list(self.memory.events)
+        notes: dict[str, AgentNote] = dict(state.get("agents") or {})
+        modes = {n.mode for n in notes.values()}
+        return RunFacts(
+            run_id=self.run_id,
+            data_mode=self.context.describe(),
+            as_of=self.context.as_of,
+            mode="model" if "model" in modes else "deterministic",
+            agents=records.agent_records(events, skip=self.opening_id),
+            tool_calls=records.tool_calls(events),
+            warnings=[w for name, n in notes.items() if name not in skip_warnings for w in n.warnings],
+            round_trips=records.model_round_trips(events),
+        )
+
+
+class StreamHandler(Protocol):
+    """Turns the graph's progress chunks into ``section`` events; ``finish`` emits the rest."""
+
+    def update(self, chunk: Any) -> None: ...
+
+    def finish(self, report: Any) -> None: ...
+
+
+Renderer = Callable[[Any, bool], str]  # (report, details) -> text
+
+
+@dataclass(frozen=True)
+class WorkflowSpec(Generic[InT, RepT]):
+    name: str  # the registry key: CLI command, ``POST /v1/runs/{name}``, audit title
+    title: str
+    description: str
+    input_model: type[InT]
+    report_model: type[RepT]
+    graph: Callable[[], StateGraph]  # type: ignore[type-arg]  # uncompiled; the runner compiles it
+    initial_state: Callable[[InT, DataContext], dict[str, Any]]
+    assemble: Callable[[Mapping[str, Any], RunScope, StreamHandler | None], RepT]
+    headline: Callable[[RepT], str]
+    check: Callable[[InT], Result[InT]] = Ok
+    precheck: Callable[[ToolContext, InT], Awaitable[Err | None]] | None = None
+    stream: Callable[[RunScope, InT], StreamHandler] | None = None
+    sections: tuple[tuple[str, str], ...] = ()  # (key, title) of the streamed sections, in order
+    renderers: Mapping[str, Renderer] = field(default_factory=dict)  # "markdown", "html", "terminal"
+    cli_arguments: tuple[str, ...] = ()  # input fields taken as positional arguments by the CLI
+    opening_inputs: Callable[[InT, DataContext], dict[str, Any]] | None = None
+    # the input again from the opening event's ``inputs`` (``findesk runs resume``); default: minus as_of
+    resume_inputs: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
+    kind: str = "workflow"  # "workflow" or "agent" (a one-node workflow around one role)
+
+    def parse(self, raw: InT | Mapping[str, Any]) -> Result[InT]:
+        """The input as the model (validated) and checked, or why it is refused."""
+        from pydantic import ValidationError
+
+        from findesk.core.result import ErrorCode, validation_reason
+
+        if isinstance(raw, self.input_model):
+            parsed = raw
+        else:
+            try:
+                parsed = self.input_model.model_validate(dict(raw))
+            except ValidationError as exc:
+                return Err(ErrorCode.INVALID_INPUT, f"{self.name}: {validation_reason(exc, limit=1)}")
+            except TypeError:
+                return Err(ErrorCode.INVALID_INPUT, f"{self.name}: the input must be a JSON object")
+        return self.check(parsed)
+
+    def inputs_from_opening(self, opening: Mapping[str, Any]) -> dict[str, Any]:
+        if self.resume_inputs is not None:
+            return self.resume_inputs(opening)
+        return {k: v for k, v in opening.items() if k != "as_of"}
+
+    def state_classes(self) -> list[type]:
+        """The data classes defined beside the graph (a plug-in's own models): a checkpoint store
+        rebuilds only allow-listed classes, and findesk's are allowed already."""
+        module = sys.modules.get(self.graph.__module__)
+        if module is None or module.__name__.startswith("findesk."):
+            return []
+        return [
+            v
+            for v in vars(module).values()
+            if isinstance(v, type) and issubclass(v, BaseModel | Enum) and v.__module__ == module.__name__
+        ]
+
+    def opening(self, inputs: InT, context: DataContext) -> dict[str, Any]:
+        if self.opening_inputs is not None:
+            return self.opening_inputs(inputs, context)
+        return {**inputs.model_dump(mode="json"), "as_of": context.as_of.isoformat()}
