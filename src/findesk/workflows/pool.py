@@ -41,7 +41,7 @@ from findesk.agents.runtime.outcome import RequestedMode
 from findesk.core.config import Settings
 from findesk.core.events.model import Error, Event
 from findesk.core.events.trace import CallbackSink, EventBus, Sink, Tracer
-from findesk.core.result import Err, ErrorCode
+from findesk.core.result import Err, ErrorCode, Ok
 from findesk.data.context import DataContext
 from findesk.tools.base import ToolContext
 from findesk.tools.catalog import open_tool_context
@@ -74,6 +74,11 @@ def _init_worker(settings: Settings, queue: Any) -> None:
     with contextlib.suppress(OSError):
         os.nice(WORKER_NICENESS)
     _worker.update(settings=settings, queue=queue, loop=asyncio.new_event_loop(), tools={})
+    # import the registered workflows (LangGraph, the roles) as the worker starts, not in a client's
+    # first run; one that cannot load is reported by the run that asks for it
+    known = registry.entries()
+    for name in known.value if isinstance(known, Ok) else ():
+        registry.load(name)
 
 
 def _run_job(job: WorkflowJob) -> None:
@@ -88,8 +93,7 @@ def _run_job(job: WorkflowJob) -> None:
         tracer.emit(Error(code=err.code.value, message=err.reason))
 
     try:
-        # the registry caches nothing itself; an imported spec module is cached by Python's imports
-        spec = registry.load(job.workflow)
+        spec = registry.load(job.workflow)  # cheap once imported: Python keeps the spec's module
         if isinstance(spec, Err):
             refuse(spec)
             return

@@ -85,11 +85,13 @@ def opening_event(
     )
 
 
-_COMPILED: dict[tuple[str, int], Any] = {}
+_COMPILED: dict[tuple[str, Callable[[], Any], int], Any] = {}
 
 
 def compiled(spec: WorkflowSpec[Any, Any], checkpointer: Any | None = None) -> Any:
-    key = (spec.name, id(checkpointer) if checkpointer is not None else 0)
+    # keyed by the graph factory as well as the name: two specs that share a name in one process (test
+    # plug-ins, a reloaded plug-in) must never run each other's graph
+    key = (spec.name, spec.graph, id(checkpointer) if checkpointer is not None else 0)
     graph = _COMPILED.get(key)
     if graph is None or checkpointer is not None:
         graph = spec.graph().compile(checkpointer=checkpointer)

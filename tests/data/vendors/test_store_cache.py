@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import subprocess
+import sys
 import threading
 from datetime import date
 from pathlib import Path
@@ -13,6 +15,7 @@ import pytest
 from findesk.core.result import Ok
 from findesk.data.vendors.snapshot import SnapshotVendor, store_cache
 from findesk.data.vendors.snapshot.files import SnapshotFiles
+from findesk.data.vendors.snapshot.prices import PriceStore
 from findesk.data.vendors.snapshot.store_cache import Blobs
 from findesk.data.vendors.snapshot.transcripts import EVENTS, PROVENANCE, TranscriptStore
 
@@ -178,3 +181,36 @@ def test_blobs_unpickle_only_what_is_asked_and_keep_order() -> None:
     assert back.get("missing") is None and "missing" not in back and "b" in back
     assert back.get("none") is None and "none" in back
     assert list(back.items()) == [("b", [2]), ("a", [1]), ("none", None)]
+
+
+def test_after_a_code_change_a_write_removes_what_the_old_code_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source, folder = _source(tmp_path), tmp_path / "cache"
+    monkeypatch.setattr(store_cache, "code_fingerprint", lambda: "0" * 40)
+    for variant in ("AAPL", "MSFT", "BRK-B"):
+        store_cache.load_or_build(folder, "facts", [source], lambda: 1, variant=variant)
+    assert len(list((folder / "facts").iterdir())) == 3
+    monkeypatch.setattr(store_cache, "code_fingerprint", lambda: "1" * 40)  # an edited parser
+    assert store_cache.load_or_build(folder, "facts", [source], lambda: 2, variant="AAPL") == 2
+    [left] = (folder / "facts").iterdir()
+    assert left == store_cache.entry_path(folder, "facts", "AAPL", [source])
+
+
+def test_a_process_whose_price_tables_are_saved_never_loads_pyarrow(
+    snapshot_dir: Path, tmp_path: Path
+) -> None:
+    fresh = PriceStore(SnapshotFiles(snapshot_dir, tmp_path)).quote("AAPL", AS_OF)  # parses and saves
+    assert isinstance(fresh, Ok)
+    probe = (
+        "import sys\nfrom pathlib import Path\nfrom datetime import date\n"
+        "from findesk.data.vendors.snapshot.files import SnapshotFiles\n"
+        "from findesk.data.vendors.snapshot.prices import PriceStore\n"
+        f"store = PriceStore(SnapshotFiles(Path({str(snapshot_dir)!r}), Path({str(tmp_path)!r})))\n"
+        "quote = store.quote('AAPL', date(2025, 8, 29)).unwrap()\n"
+        "print(quote.model_dump_json())\nprint('pyarrow' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    dumped, loaded = out.stdout.strip().splitlines()[-2:]
+    assert dumped == fresh.value.model_dump_json()  # the same quote, to the last note
+    assert loaded == "False"

@@ -8,6 +8,8 @@ Rules:
 - errors are data: every method that touches the database returns ``Result``; a database that is
   locked or down is ``unavailable``, bad input ``invalid_input``, a bad key ``unauthorized``.
 - mutating a store opened ``read_only`` is a programming error and raises ``RuntimeError``.
+- SQLAlchemy (and ``core.storage``) are imported by the methods that touch the database, so importing
+  ``ApiKey`` or ``check_new_key`` costs no database layer.
 """
 
 from __future__ import annotations
@@ -19,16 +21,17 @@ import re
 import secrets
 from collections.abc import Collection
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, computed_field
-from sqlalchemy import Engine, RowMapping, insert, select, update
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from findesk.core.access.schema import api_keys, metadata
-from findesk.core.config import Settings
+from findesk.core.access.schema import schema
 from findesk.core.result import Err, ErrorCode, Ok, Result
-from findesk.core.storage import database_error, open_store, utc
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine, RowMapping
+
+    from findesk.core.config import Settings
 
 NAME_MAX = 80
 PREFIX = "fdk"
@@ -76,6 +79,8 @@ def check_new_key(name: str, tier: str, tiers: Collection[str]) -> Result[str]:
 
 
 def revoked_reason(key_id: str, revoked_at: datetime) -> str:
+    from findesk.core.storage import utc
+
     return f"API key {key_id} revoked on {utc(revoked_at):%Y-%m-%d %H:%M} UTC"
 
 
@@ -104,8 +109,10 @@ class KeyStore:
 
         ``read_only`` creates nothing: a missing file or missing tables are ``not_found``.
         """
+        from findesk.core.storage import open_store
+
         opened = open_store(
-            url, what=_WHAT, metadata=metadata, read_only=read_only, busy_timeout_s=busy_timeout_s
+            url, what=_WHAT, metadata=schema().metadata, read_only=read_only, busy_timeout_s=busy_timeout_s
         )
         if isinstance(opened, Err):
             return opened
@@ -129,9 +136,15 @@ class KeyStore:
 
         ``tiers`` are the configured tier names (``settings.api.tiers``); ``tier`` must be one of them.
         """
+        from sqlalchemy import insert
+        from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+
+        from findesk.core.storage import database_error, utc
+
         checked = check_new_key(name, tier, tiers)
         if isinstance(checked, Err):
             return checked
+        api_keys = schema().api_keys
         created = utc(now or datetime.now(UTC))
         engine = self.write_engine()
         try:
@@ -153,6 +166,12 @@ class KeyStore:
 
     def get(self, key_id: str) -> Result[ApiKey]:
         """A key by its id; unknown is ``not_found``."""
+        from sqlalchemy import select
+        from sqlalchemy.exc import SQLAlchemyError
+
+        from findesk.core.storage import database_error
+
+        api_keys = schema().api_keys
         try:
             with self.reader.connect() as conn:
                 row = conn.execute(select(api_keys).where(api_keys.c.id == key_id.strip())).mappings().first()
@@ -165,6 +184,12 @@ class KeyStore:
     def revoke(self, key_id: str, *, now: datetime | None = None) -> Result[ApiKey]:
         """Revoke a key for good; an already revoked key is returned unchanged, an unknown id is
         ``not_found``."""
+        from sqlalchemy import select, update
+        from sqlalchemy.exc import SQLAlchemyError
+
+        from findesk.core.storage import database_error, utc
+
+        api_keys = schema().api_keys
         key_id = key_id.strip()
         try:
             with self.write_engine().begin() as conn:
@@ -188,6 +213,12 @@ class KeyStore:
                 ErrorCode.UNAUTHORIZED,
                 f"malformed API key: expected {PREFIX}_<id>_<token> as printed by `findesk keys create`",
             )
+        from sqlalchemy import select
+        from sqlalchemy.exc import SQLAlchemyError
+
+        from findesk.core.storage import database_error
+
+        api_keys = schema().api_keys
         key_id = match[1]
         try:
             with self.reader.connect() as conn:
@@ -205,6 +236,12 @@ class KeyStore:
 
     def list(self) -> Result[builtins.list[ApiKey]]:
         """Every key, revoked ones included, oldest first."""
+        from sqlalchemy import select
+        from sqlalchemy.exc import SQLAlchemyError
+
+        from findesk.core.storage import database_error
+
+        api_keys = schema().api_keys
         query = select(api_keys).order_by(api_keys.c.created_at, api_keys.c.id)
         try:
             with self.reader.connect() as conn:
@@ -219,6 +256,8 @@ def open_key_store(settings: Settings, *, read_only: bool = False) -> Result[Key
 
 
 def _key(row: RowMapping) -> ApiKey:
+    from findesk.core.storage import utc
+
     def when(name: str) -> datetime | None:
         value: Any = row[name]
         return None if value is None else utc(value)

@@ -17,6 +17,8 @@ Rules:
 - housekeeping: every ``PRUNE_EVERY``-th admission deletes request rows older than ``KEEP`` that
   carry no run; rows with a run stay, since they record which key owns the run.
 - errors are data: a database that is locked or down is ``unavailable``, never an exception.
+- SQLAlchemy (and ``core.storage``) are imported by the functions that touch the database, so
+  importing ``core.access`` costs no database layer.
 """
 
 from __future__ import annotations
@@ -25,15 +27,16 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
-
-from sqlalchemy import Connection, delete, func, insert, select, update
-from sqlalchemy.exc import SQLAlchemyError
+from typing import TYPE_CHECKING
 
 from findesk.core.access.keys import ApiKey, KeyStore, revoked_reason
-from findesk.core.access.schema import api_keys, api_requests
-from findesk.core.config import ApiTier
+from findesk.core.access.schema import schema
 from findesk.core.result import Err, ErrorCode, Ok, Result
-from findesk.core.storage import database_error, utc
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
+
+    from findesk.core.config import ApiTier
 
 WINDOW = timedelta(seconds=60)
 KEEP = timedelta(days=2)
@@ -71,6 +74,12 @@ def admit(
     ``costly`` marks a request that spends model money (a briefing): it is also held to the daily cap.
     ``run_id``, when already known, lets the key read that run while it is still going.
     """
+    from sqlalchemy import insert, select, update
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from findesk.core.storage import database_error, utc
+
+    api_keys, api_requests = schema().api_keys, schema().api_requests
     now = utc(now)
     try:
         with store.write_engine().begin() as conn:
@@ -132,6 +141,12 @@ def record_cost(store: KeyStore, request_id: int, run_id: str, cost_usd: float) 
     key should be able to read it while it runs."""
     if not math.isfinite(cost_usd) or cost_usd < 0:
         return Err(ErrorCode.INVALID_INPUT, f"a run's cost must be a dollar amount ≥ 0 (got {cost_usd!r})")
+    from sqlalchemy import update
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from findesk.core.storage import database_error
+
+    api_requests = schema().api_requests
     change = update(api_requests).where(api_requests.c.id == request_id)
     try:
         with store.write_engine().begin() as conn:
@@ -145,6 +160,10 @@ def record_cost(store: KeyStore, request_id: int, run_id: str, cost_usd: float) 
 
 def spent_today(store: KeyStore, key_id: str, now: datetime) -> Result[float]:
     """Dollars of model cost of the key's requests admitted since 00:00 UTC of ``now``'s day."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from findesk.core.storage import database_error, utc
+
     try:
         with store.reader.connect() as conn:
             return Ok(_spent(conn, key_id, utc(now)))
@@ -154,6 +173,12 @@ def spent_today(store: KeyStore, key_id: str, now: datetime) -> Result[float]:
 
 def owns_run(store: KeyStore, key_id: str, run_id: str) -> Result[bool]:
     """Whether a run was started with this key (a key may only read its own runs)."""
+    from sqlalchemy import select
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from findesk.core.storage import database_error
+
+    api_requests = schema().api_requests
     query = (
         select(api_requests.c.id)
         .where(api_requests.c.key_id == key_id, api_requests.c.run_id == run_id)
@@ -169,6 +194,11 @@ def owns_run(store: KeyStore, key_id: str, run_id: str) -> Result[bool]:
 def _recent(conn: Connection, key_id: str, now: datetime) -> list[datetime]:
     """Times of the key's requests in the window, oldest first (later ones too: another server's
     clock may run ahead, and such a request still happened)."""
+    from sqlalchemy import select
+
+    from findesk.core.storage import utc
+
+    api_requests = schema().api_requests
     query = (
         select(api_requests.c.ts)
         .where(api_requests.c.key_id == key_id, api_requests.c.ts > now - WINDOW)
@@ -178,6 +208,9 @@ def _recent(conn: Connection, key_id: str, now: datetime) -> list[datetime]:
 
 
 def _spent(conn: Connection, key_id: str, now: datetime) -> float:
+    from sqlalchemy import func, select
+
+    api_requests = schema().api_requests
     start = _day_start(now)
     query = select(func.coalesce(func.sum(api_requests.c.cost_usd), 0.0)).where(
         api_requests.c.key_id == key_id,
@@ -188,6 +221,9 @@ def _spent(conn: Connection, key_id: str, now: datetime) -> float:
 
 
 def _prune(conn: Connection, now: datetime) -> None:
+    from sqlalchemy import delete
+
+    api_requests = schema().api_requests
     old = (api_requests.c.ts < now - KEEP) & api_requests.c.run_id.is_(None)
     conn.execute(delete(api_requests).where(old))
 

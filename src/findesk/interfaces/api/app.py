@@ -2,7 +2,7 @@
 
 Rules:
 - ``create_app`` takes opened ``ApiServices`` (tests pass planted tools or fake models through them)
-  and closes them at shutdown.
+  and closes them at shutdown; at start-up every registered workflow is loaded once.
 - Request bodies over ``MAX_BODY_BYTES`` are refused (413) before they are read whole: the largest
   valid request (two 2,000-character fields) is far below it.
 - OpenAPI at ``/openapi.json``, docs at ``/docs``.
@@ -10,6 +10,7 @@ Rules:
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -60,6 +61,10 @@ def create_app(services: ApiServices) -> FastAPI:
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await services.started()
+        # every registered spec is imported now (and the listing built), not inside the first run's
+        # request, whose first event would wait on LangGraph's import; a plug-in that fails to load is
+        # reported by the routes that need it
+        await asyncio.to_thread(workflows.listing)
         try:
             yield
         finally:

@@ -8,11 +8,14 @@ Rules:
   the streamed sections in order. A plug-in that cannot be loaded is a JSON error naming it, never a
   silently shorter list.
 - Like ``/v1/events/registry`` it describes the server, not anyone's data: no key needed.
+- The list is built once per set of plug-ins (JSON schemas of every input model cost tens of
+  milliseconds) and kept for the process; a failed build is never kept.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 from typing import Any
 
 from fastapi import APIRouter
@@ -23,6 +26,7 @@ from findesk.interfaces.api.schemas import ErrorBody, SectionInfo, WorkflowInfo
 from findesk.workflows import registry
 
 router = APIRouter(tags=["workflows"])
+_BUILT: dict[str, list[WorkflowInfo]] = {}  # by the value of FINDESK_WORKFLOWS
 
 
 def _info(spec: Any) -> WorkflowInfo:
@@ -38,6 +42,10 @@ def _info(spec: Any) -> WorkflowInfo:
 
 def listing() -> Result[list[WorkflowInfo]]:
     """Every registered workflow, then every agent, each loaded from the registry."""
+    plugins = os.environ.get(registry.PLUGINS_ENV, "")
+    built = _BUILT.get(plugins)
+    if built is not None:
+        return Ok(built)
     known = registry.entries()
     if isinstance(known, Err):
         return known
@@ -48,6 +56,7 @@ def listing() -> Result[list[WorkflowInfo]]:
         if isinstance(spec, Err):
             return spec
         out.append(_info(spec.value))
+    _BUILT[plugins] = out
     return Ok(out)
 
 

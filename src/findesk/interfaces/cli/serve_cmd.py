@@ -98,7 +98,7 @@ def serve(
         if services.workers
         else "this process (api.workers = 0)"
     )
-    ses.stderr.print(f"  briefings run in {where}", highlight=False)
+    ses.stderr.print(f"  runs go to {where}", highlight=False)
     ses.stderr.print(f"  {keys_line}", highlight=False)
     config = uvicorn.Config(
         create_app(services),

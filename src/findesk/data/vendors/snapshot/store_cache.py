@@ -13,8 +13,9 @@ Rules this module keeps:
   unexpected type is ignored and rebuilt; a cache folder that cannot be written means "no cache".
 - Atomic: an entry is written to a temporary file in its folder and renamed into place
   (``os.replace``), so a reader sees a whole entry or none; two processes building at once both
-  succeed and the last rename wins (both wrote the same bytes). An older entry of the same kind and
-  variant is removed when a new one is written, so edits do not pile up files.
+  succeed and the last rename wins (both wrote the same bytes). When an entry is written, older
+  entries of its kind and variant, and entries of its kind built by other code, are removed, so
+  edits of the snapshot or the code do not pile up files.
 - Entries are pickles written by this user's findesk into this user's cache folder (the settings'
   ``cache_dir``); they are trusted like the installed code, never taken from elsewhere.
 - ``Blobs`` keeps a mapping's values pickled one by one, so a query for one ticker unpickles that
@@ -108,7 +109,8 @@ def entry_path(folder: Path, kind: str, variant: str, sources: Sequence[Path]) -
         return None
     ident = "\n".join([code, kind, variant, *_source_ids(sources)])
     digest = hashlib.sha1(ident.encode()).hexdigest()
-    return folder / _slug(kind) / f"{_slug(variant)}-{digest}{_SUFFIX}"
+    # <variant>-<code>-<digest>: the code part lets a write drop every entry built by other code
+    return folder / _slug(kind) / f"{_slug(variant)}-{code[:12]}-{digest}{_SUFFIX}"
 
 
 def _load(path: Path, expect: type | None) -> tuple[bool, Any]:
@@ -148,11 +150,15 @@ def _save(path: Path, value: Any) -> None:
     except OSError:  # full disk, folder removed meanwhile: no cache this time
         _unlink(Path(tmp))
         return
-    # older entries of this kind and variant (sources or code since changed) are dead weight now
-    variant = path.name.rsplit("-", 1)[0]
+    # Dead weight now: older entries of this kind and variant (their sources or code changed), and
+    # any entry of this kind built by other code (it can never be read again by this code).
+    variant, code, _ = path.name.rsplit("-", 2)
     with contextlib.suppress(OSError):
         for other in path.parent.iterdir():
-            if other.suffix == _SUFFIX and other != path and other.name.rsplit("-", 1)[0] == variant:
+            if other.suffix != _SUFFIX or other == path:
+                continue
+            parts = other.name.rsplit("-", 2)
+            if len(parts) != 3 or parts[0] == variant or parts[1] != code:
                 _unlink(other)
 
 
