@@ -109,3 +109,9 @@ def test_a_run_killed_mid_graph_resumes_from_its_checkpoint_with_the_same_result
 
     again = findesk("runs", "resume", run["run_id"])
     assert again.returncode == 2 and "already done" in again.stderr
+
+
+@pytest.mark.parametrize("bad", ["notadict", None, [["symbol", "AAPL"]], 5])
+def test_the_python_api_refuses_input_that_is_not_an_object(bad: Any, snapshot_dir: Path) -> None:
+    result = inprocess.run("agents.quote_filings", bad, settings=Settings(snapshot_dir=snapshot_dir))
+    assert isinstance(result, Err) and "the input must be a JSON object" in result.reason

@@ -158,14 +158,13 @@ class WorkflowSpec(Generic[InT, RepT]):
         from findesk.core.result import ErrorCode, validation_reason
 
         if isinstance(raw, self.input_model):
-            parsed = raw
-        else:
-            try:
-                parsed = self.input_model.model_validate(dict(raw))
-            except ValidationError as exc:
-                return Err(ErrorCode.INVALID_INPUT, f"{self.name}: {validation_reason(exc, limit=1)}")
-            except TypeError:
-                return Err(ErrorCode.INVALID_INPUT, f"{self.name}: the input must be a JSON object")
+            return self.check(raw)
+        if not isinstance(raw, Mapping):  # a list, a string, None: never coerced into fields
+            return Err(ErrorCode.INVALID_INPUT, f"{self.name}: the input must be a JSON object")
+        try:
+            parsed = self.input_model.model_validate(dict(raw))
+        except ValidationError as exc:
+            return Err(ErrorCode.INVALID_INPUT, f"{self.name}: {validation_reason(exc, limit=1)}")
         return self.check(parsed)
 
     def inputs_from_opening(self, opening: Mapping[str, Any]) -> dict[str, Any]:
