@@ -20,52 +20,24 @@ from pydantic import BaseModel, Field, create_model
 
 from findesk.agents.role import Role
 from findesk.agents.run import check_scope
-from findesk.agents.runtime import AgentOutcome
 from findesk.data.context import DataContext
 from findesk.guardrails.output_guard import GuardReport, OutputGuard
 from findesk.workflows.nodes import agent_node
+from findesk.workflows.records import AgentRecord
 from findesk.workflows.spec import AgentNotes, RunScope, StreamHandler, WorkflowSpec
 
 
-class AgentRunInfo(BaseModel):
-    """How the role's output was produced (from its ``AgentOutcome``)."""
-
-    mode: str
-    mode_reason: str
-    fell_back: bool = False
-    warnings: list[str] = Field(default_factory=list)
-    tool_calls: int = 0
-    model_turns: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-    latency_ms: float = 0.0
-
-
-class AgentReport(AgentRunInfo):
-    """One role's run: its guarded output and the audit of how it was produced."""
+class AgentReport(AgentRecord):
+    """One role's run: its guarded output and how it was produced (the agent's own record, read from
+    the run's events like every workflow's audit), with its warnings and what the guard found."""
 
     role: str
     run_id: str
     data_mode: str
+    warnings: list[str] = Field(default_factory=list)
     summary: str = ""
     guard: GuardReport = Field(default_factory=GuardReport)
     output: Any
-
-
-def _info(out: AgentOutcome[Any]) -> AgentRunInfo:
-    return AgentRunInfo(
-        mode=out.mode,
-        mode_reason=out.mode_reason,
-        fell_back=out.fell_back,
-        warnings=list(out.warnings),
-        tool_calls=out.tool_calls,
-        model_turns=out.iterations,
-        input_tokens=out.usage.input_tokens,
-        output_tokens=out.usage.output_tokens,
-        cost_usd=round(out.cost_usd, 6),
-        latency_ms=round(out.latency_ms, 1),
-    )
 
 
 @cache
@@ -79,14 +51,13 @@ def agent_spec(role: Role[Any, Any]) -> WorkflowSpec[Any, Any]:
             f"{role.name}_state",
             inputs=(Any, None),  # the role's input model, validated by the runner
             output=(Any, None),  # the role's output model
-            info=(AgentRunInfo | None, None),
             agents=(AgentNotes, Field(default_factory=dict)),
         )
         g: Any = StateGraph(state)
         node = agent_node(
             role,
             lambda s: _get(s, "inputs"),
-            lambda _s, _given, out: {"output": out.output, "info": _info(out)},
+            lambda _s, _given, out: {"output": out.output},
         )
         g.add_node("agent", node)
         g.add_edge(START, "agent")
@@ -97,14 +68,14 @@ def agent_spec(role: Role[Any, Any]) -> WorkflowSpec[Any, Any]:
         return {"inputs": inputs}
 
     def assemble(state: Mapping[str, Any], scope: RunScope, _handler: StreamHandler | None) -> AgentReport:
-        output, info = _get(state, "output"), _get(state, "info")
+        output, facts = _get(state, "output"), scope.facts(_plain(state))
         guard = OutputGuard(scope.pool())
         guarded = guard.model(output)
         found = guard.report()
         summary = getattr(guarded, "summary", "")
         return report_model(
-            **info.model_dump(exclude={"warnings"}),
-            warnings=[*info.warnings, *found.warnings()],
+            **facts.agents[-1].model_dump(),  # the one agent of this run
+            warnings=[*facts.warnings, *found.warnings()],
             role=role.name,
             run_id=scope.run_id,
             data_mode=scope.context.describe(),
@@ -130,6 +101,10 @@ def agent_spec(role: Role[Any, Any]) -> WorkflowSpec[Any, Any]:
         kind="agent",
         opening_inputs=lambda inputs, _ctx: inputs.model_dump(mode="json"),
     )
+
+
+def _plain(state: Any) -> Mapping[str, Any]:
+    return state if isinstance(state, Mapping) else {"agents": getattr(state, "agents", {})}
 
 
 def _get(state: Any, key: str) -> Any:

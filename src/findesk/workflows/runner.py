@@ -85,19 +85,19 @@ def opening_event(
     )
 
 
-_COMPILED: dict[tuple[str, Callable[[], Any], int], Any] = {}
+_COMPILED: dict[tuple[str, Callable[[], Any]], Any] = {}
 
 
 def compiled(spec: WorkflowSpec[Any, Any], checkpointer: Any | None = None) -> Any:
+    """The spec's graph, compiled once per process; a run's checkpointer is set on a shallow copy, so
+    a checkpointed run never recompiles it."""
     # keyed by the graph factory as well as the name: two specs that share a name in one process (test
     # plug-ins, a reloaded plug-in) must never run each other's graph
-    key = (spec.name, spec.graph, id(checkpointer) if checkpointer is not None else 0)
+    key = (spec.name, spec.graph)
     graph = _COMPILED.get(key)
-    if graph is None or checkpointer is not None:
-        graph = spec.graph().compile(checkpointer=checkpointer)
-        if checkpointer is None:
-            _COMPILED[key] = graph
-    return graph
+    if graph is None:
+        graph = _COMPILED[key] = spec.graph().compile()
+    return graph if checkpointer is None else graph.copy(update={"checkpointer": checkpointer})
 
 
 async def run_workflow(

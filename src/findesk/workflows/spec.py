@@ -97,13 +97,24 @@ class RunScope:
     memory: MemorySink  # every event of the run so far
     context: DataContext
     numbers: NumberCollector = field(default_factory=NumberCollector)
+    _records: tuple[int, list[AgentRecord], list[ToolCallRecord], int] | None = None
 
     def pool(self, *extra: object) -> NumberPool:
         """The numbers of every tool result so far, plus ``extra`` (each tool result walked once)."""
         return records.collect_tool_numbers(list(self.memory.events), self.numbers).pool(*extra)
 
     def facts(self, state: Mapping[str, Any], *, skip_warnings: tuple[str, ...] = ()) -> RunFacts:
+        """The run's audit facts; the records are read from the events once per number of events, so
+        the assembler and the runner's closing event share one pass."""
         events = list(self.memory.events)
+        if self._records is None or self._records[0] != len(events):
+            self._records = (
+                len(events),
+                records.agent_records(events, skip=self.opening_id),
+                records.tool_calls(events),
+                records.model_round_trips(events),
+            )
+        _, agents, calls, round_trips = self._records
         notes: dict[str, AgentNote] = dict(state.get("agents") or {})
         modes = {n.mode for n in notes.values()}
         return RunFacts(
@@ -111,10 +122,10 @@ class RunScope:
             data_mode=self.context.describe(),
             as_of=self.context.as_of,
             mode="model" if "model" in modes else "deterministic",
-            agents=records.agent_records(events, skip=self.opening_id),
-            tool_calls=records.tool_calls(events),
+            agents=agents,
+            tool_calls=calls,
             warnings=[w for name, n in notes.items() if name not in skip_warnings for w in n.warnings],
-            round_trips=records.model_round_trips(events),
+            round_trips=round_trips,
         )
 
 
