@@ -21,9 +21,14 @@ Linux).
 Targets (issue #5): 100 concurrent, 0 errors, p95 first event < 250 ms. Client and server share the
 machine's cores, so the figures include the client's own CPU.
 
+``--kill-worker``: the crash profile (issue #14). ``--kill-after`` seconds into the first round, one of the
+server's worker processes (a child of a server this script started; Linux) is killed with SIGKILL. A dead
+worker must cost only its own run: the profile passes when at most one request errors, with the code
+``unavailable``, every other run ends with ``done``, and a new worker has taken the dead one's place.
+
     python bench/api_load.py [--concurrency 100] [--rounds 1] [--tickers AAPL,NVDA,...] [--warmup 1]
                              [--as-of 2025-08-29] [--clear-cache] [--url http://127.0.0.1:8000]
-                             [--shared-client] [--json]
+                             [--shared-client] [--kill-worker [--kill-after 1.0]] [--json]
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -64,6 +70,7 @@ class Sample:
     done_s: float | None = None
     events: int = 0
     error: str | None = None  # None: ended with the run's done event
+    code: str | None = None  # the error event's code, "http_<status>" or the exception's name
 
 
 def _free_port() -> int:
@@ -137,6 +144,7 @@ async def _one(client: httpx.AsyncClient, url: str, body: dict[str, Any]) -> Sam
             if response.status_code != 200:
                 text = (await response.aread()).decode(errors="replace")
                 sample.error = f"HTTP {response.status_code}: {text[:200]}"
+                sample.code = f"http_{response.status_code}"
                 return sample
             async for line in response.aiter_lines():
                 if line.startswith("event:"):
@@ -156,10 +164,13 @@ async def _one(client: httpx.AsyncClient, url: str, body: dict[str, Any]) -> Sam
                             else:
                                 data = event.get("data", {})
                                 sample.error = f"error event {data.get('code')}: {data.get('message')}"
+                                sample.code = str(data.get("code"))
     except (httpx.HTTPError, OSError, ValueError) as exc:
         sample.error = f"{type(exc).__name__}: {exc}"
+        sample.code = type(exc).__name__
     if sample.error is None and sample.done_s is None:
         sample.error = f"stream ended after {sample.events} events without done"
+        sample.code = "no_done"
     return sample
 
 
@@ -240,6 +251,7 @@ def _summary(samples: list[Sample], wall_s: float) -> dict[str, Any]:
         "done_max_s": max(done, default=math.nan),
         "events_per_briefing": round(sum(s.events for s in ok) / len(ok), 1) if ok else 0,
         "errors": len(samples) - len(ok),
+        "error_codes": dict(Counter(s.code or "?" for s in samples if s.error is not None)),
         "error_reasons": [f"{s.ticker}: {s.error}" for s in samples if s.error is not None][:5],
     }
 
@@ -276,6 +288,33 @@ def _cpu_s(pid: int | None) -> dict[str, float] | None:
         return None
 
 
+def _workers(server_pid: int) -> list[int]:
+    """The server's worker processes: its children started by multiprocessing's spawn (Linux)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rpartition(")")[2].split()[1])
+            command = (entry / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == server_pid and b"spawn_main" in command:
+            found.append(int(entry.name))
+    return sorted(found)
+
+
+async def _kill_worker(server_pid: int, after_s: float, started: float) -> dict[str, Any]:
+    """SIGKILL one worker ``after_s`` into the burst; which, when, and the workers before and after."""
+    await asyncio.sleep(after_s)
+    before = _workers(server_pid)
+    if not before:
+        return {"pid": None, "at_s": None, "workers_before": [], "problem": "no worker process found"}
+    victim = before[0]
+    os.kill(victim, signal.SIGKILL)
+    return {"pid": victim, "at_s": time.perf_counter() - started, "workers_before": before}
+
+
 async def _probe(client: httpx.AsyncClient, url: str, stop: asyncio.Event, out: list[float]) -> None:
     """GET /healthz (no data source touched) every 250 ms during the burst: how long the server takes to
     answer anything at all while it is busy."""
@@ -305,13 +344,22 @@ async def _bench(args: argparse.Namespace, url: str, tickers: list[str], pid: in
         stop = asyncio.Event()
         probe = asyncio.create_task(_probe(side, url, stop, health))
         cpu_before, client_cpu = _cpu_s(pid), time.process_time()
-        for _ in range(args.rounds):
+        kill: dict[str, Any] | None = None
+        for index in range(args.rounds):
             bodies = _bodies(tickers, args.concurrency, args.as_of, args.mode)
             started = time.perf_counter()
+            killer = (
+                asyncio.create_task(_kill_worker(pid, args.kill_after, started))
+                if args.kill_worker and index == 0 and pid is not None
+                else None
+            )
             samples = await asyncio.gather(
                 *(_one(clients[i % len(clients)], url, body) for i, body in enumerate(bodies))
             )
             wall = time.perf_counter() - started
+            if killer is not None:
+                kill = await killer
+                kill["workers_after"] = _workers(pid) if pid is not None else []
             rounds.append(_summary(samples, wall))
             everything.extend(samples)
         cpu_after, client_cpu = _cpu_s(pid), time.process_time() - client_cpu
@@ -350,7 +398,16 @@ async def _bench(args: argparse.Namespace, url: str, tickers: list[str], pid: in
             "cores": os.cpu_count(),
         },
         "pass": passed,
+        "kill": _kill_verdict(kill, rounds[0]) if kill is not None else None,
     }
+
+
+def _kill_verdict(kill: dict[str, Any], burst: dict[str, Any]) -> dict[str, Any]:
+    """Only the victim's run may fail: at most one error, coded ``unavailable``, and a new worker."""
+    codes: dict[str, int] = burst["error_codes"]
+    replaced = bool(kill.get("workers_after")) and kill["pid"] not in kill["workers_after"]
+    only_victim = burst["errors"] <= 1 and set(codes) <= {"unavailable"}
+    return kill | {"replaced": replaced, "pass": kill["pid"] is not None and only_victim and replaced}
 
 
 def _finite(value: Any) -> Any:
@@ -398,6 +455,22 @@ def _print(result: dict[str, Any]) -> None:
         )
     for reason in result["total"]["error_reasons"]:
         print(f"  error: {reason}")
+    kill = result["kill"]
+    if kill is not None:
+        first = result["rounds"][0]
+        codes = ", ".join(f"{code} × {n}" for code, n in sorted(first["error_codes"].items())) or "none"
+        if kill["pid"] is None:
+            print(f"kill -9 of a worker: not done ({kill.get('problem')})")
+        else:
+            print(
+                f"kill -9 of worker pid {kill['pid']} at {kill['at_s']:.2f} s into round 1 "
+                f"(workers before {kill['workers_before']}, after {kill['workers_after']}): "
+                f"{first['n'] - first['errors']} of {first['n']} runs done, errors by code: {codes}"
+            )
+        print(
+            f"{'PASS' if kill['pass'] else 'FAIL'}: a dead worker costs only its own run "
+            f"(errors ≤ 1, all unavailable: {first['errors']} · replaced by a new worker: {kill['replaced']})"
+        )
     server = result["server_first_event"]
     if server["count"]:
         le = server["p95_le_s"]
@@ -424,7 +497,8 @@ def _print(result: dict[str, Any]) -> None:
     print(line)
     t = result["total"]
     print(
-        f"{'PASS' if result['pass'] else 'FAIL'}: concurrency {result['concurrency']} (target ≥ "
+        ("(the no-kill profile's targets) " if kill is not None else "")
+        + f"{'PASS' if result['pass'] else 'FAIL'}: concurrency {result['concurrency']} (target ≥ "
         f"{TARGET_CONCURRENCY}) · errors {t['errors']} (target 0) · p95 first event "
         f"{_ms(t['first_event_p95_s'])} (target < {TARGET_FIRST_EVENT_S * 1000:.0f} ms) · "
         f"{os.cpu_count()} cores shared by client and server"
@@ -445,11 +519,19 @@ def main() -> None:
     parser.add_argument(
         "--shared-client", action="store_true", help="one httpx client with an N-connection pool"
     )
+    parser.add_argument(
+        "--kill-worker", action="store_true", help="SIGKILL one server worker during round 1 (Linux)"
+    )
+    parser.add_argument("--kill-after", type=float, default=1.0, help="seconds into round 1 (--kill-worker)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
     tickers = [t.strip().upper() for t in args.tickers.split(",") if t.strip()]
     if not tickers or args.concurrency < 1 or args.rounds < 1 or args.warmup < 0:
         parser.error("need at least one ticker, --concurrency ≥ 1, --rounds ≥ 1, --warmup ≥ 0")
+    if args.kill_worker and (args.url or not sys.platform.startswith("linux")):
+        parser.error("--kill-worker needs a server this script starts (no --url), on Linux")
+    if args.kill_after < 0:
+        parser.error("--kill-after must be ≥ 0")
     server: Server | None = None
     with contextlib.ExitStack() as stack:
         if args.url:

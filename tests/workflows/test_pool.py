@@ -1,17 +1,21 @@
 """Workflow runs in worker processes: the events come back in order, any registered workflow or agent
-runs there (resolved by name in the worker), and a worker that dies ends its run with an error event
-instead of leaving the caller waiting; the next run gets a new generation of workers."""
+runs there (resolved by name in the worker), and a worker that dies (kill -9) costs only its own run:
+that run ends with one error event, the run on the other worker goes on untouched, and a queued run
+goes to the worker started in the dead one's place."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from gated_workflow import GATE_ENV
 
 from findesk.core.config import Settings
 from findesk.core.events.model import Event
@@ -19,6 +23,7 @@ from findesk.core.events.trace import MemorySink
 from findesk.core.result import Err
 from findesk.data.context import resolve_context
 from findesk.workflows.pool import WorkflowJob, WorkflowPool
+from findesk.workflows.registry import PLUGINS_ENV
 from findesk.workflows.runner import RunStart
 
 
@@ -96,27 +101,80 @@ def test_an_unknown_workflow_ends_its_run_with_a_not_found_error(
     assert "no_such_workflow" in error.message  # type: ignore[union-attr]
 
 
-def test_a_worker_that_dies_ends_its_run_with_an_error_event(pool: WorkflowPool, snapshot_dir: Path) -> None:
-    sink, ended = _submit(pool, _job(snapshot_dir, "poolrun0002"))
-    assert sink.started.wait(60), "the worker never started the run"
-    for pid in list(pool._current.executor._processes):  # type: ignore[attr-defined]
-        os.kill(pid, signal.SIGKILL)
-    assert ended.wait(60), "the run never ended"
+@pytest.fixture
+def gated_pool(
+    snapshot_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[WorkflowPool, Path]]:
+    """Two workers that know the gated workflow (a run that waits for its gate file)."""
+    gates = tmp_path / "gates"
+    gates.mkdir()
+    monkeypatch.setenv(PLUGINS_ENV, "gated_workflow:SPEC")  # inherited by the spawned workers
+    monkeypatch.setenv(GATE_ENV, str(gates))
+    settings = Settings(
+        snapshot_dir=snapshot_dir, cache_dir=tmp_path / "cache", state_dir=tmp_path, chains={}
+    )
+    made = WorkflowPool(settings, 2)
+    made.warm_up()
+    yield made, gates
+    for gate in ("a", "b", "c", "d"):  # a failed test must not leave runs waiting a minute
+        (gates / gate).touch()
+    made.close()
+
+
+def _pid_of(gates: Path, gate: str, timeout_s: float = 60.0) -> int:
+    """The worker process running the gated run ``gate``, once it waits at its gate."""
+    path = gates / f"{gate}.pid"
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError, ValueError):
+            return int(path.read_text())
+        time.sleep(0.02)
+    raise AssertionError(f"run {gate} never reached its gate")
+
+
+def _types(sink: MemorySink) -> list[str]:
+    return [e.data.type for e in sink.events]
+
+
+def test_a_dead_worker_costs_only_its_own_run(
+    gated_pool: tuple[WorkflowPool, Path], snapshot_dir: Path
+) -> None:
+    pool, gates = gated_pool
+    runs = {g: _submit(pool, _job(snapshot_dir, f"poolgate000{g}", "gated", gate=g)) for g in "abcd"}
+    victim, survivor = _pid_of(gates, "a"), _pid_of(gates, "b")  # two workers, two runs: c, d wait
+    assert victim != survivor
+    os.kill(victim, signal.SIGKILL)
+
+    sink, ended = runs["a"]
+    assert ended.wait(30), "the killed worker's run never ended"
+    assert _types(sink).count("error") == 1 and "done" not in _types(sink)
     last = sink.events[-1]
     assert last.data.type == "error" and last.data.code == "unavailable"  # type: ignore[union-attr]
-    assert "worker failed" in last.data.message  # type: ignore[union-attr]
-    assert last.seq == sink.events[-2].seq + 1  # continues the sequence
-    # the next run gets a new generation of workers and finishes
-    sink, ended = _submit(pool, _job(snapshot_dir, "poolrun0003"))
-    assert ended.wait(120) and sink.events[-1].data.type == "done"
+    assert f"pid {victim}" in last.data.message and "SIGKILL" in last.data.message  # type: ignore[union-attr]
+    assert [e.seq for e in sink.events] == list(range(2, len(sink.events) + 2))  # continues the sequence
+
+    # the queued run goes to the replacement worker while the survivor is still busy with b
+    replacement = _pid_of(gates, "c")
+    assert replacement not in (victim, survivor)
+    for gate in "bcd":
+        (gates / gate).touch()
+    for gate in "bcd":
+        sink, ended = runs[gate]
+        assert ended.wait(60), f"run {gate} never ended"
+        assert "error" not in _types(sink), sink.events[-1]
+        assert sink.events[-1].data.type == "done"
+        assert [e.seq for e in sink.events] == list(range(2, len(sink.events) + 2))
+    result: dict[str, Any] = runs["b"][0].events[-1].data.result  # type: ignore[union-attr,assignment]
+    assert result["pid"] == survivor  # the run on the other worker went on, untouched
+    result = runs["c"][0].events[-1].data.result  # type: ignore[union-attr,assignment]
+    assert result["pid"] == replacement
     assert pool.restarts == 1
 
 
 def test_a_run_cancelled_before_a_worker_starts_it_ends_interrupted(
     pool: WorkflowPool, snapshot_dir: Path
 ) -> None:
-    # The executor hands a worker's next calls over ahead of time (one worker: the running call and one
-    # more), so with three runs ahead of it the fourth still waits in the pool and can be cancelled.
+    # one worker, three runs ahead of it: the fourth waits in the pool and can be cancelled
     ahead = [
         _submit(pool, _job(snapshot_dir, f"poolrun001{i}", "agents.quote_filings", symbol="AAPL"))
         for i in range(3)

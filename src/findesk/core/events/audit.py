@@ -13,6 +13,9 @@ Rules:
 - errors are data: ``open`` returns ``Err``; a failed commit on the writer thread never raises into
   the run: it is recorded, reported once on stderr, and ``flush`` returns False from then on,
   because the events written before it are no longer all safe.
+- owned: the process writing a run claims it (``owners``); ``close_interrupted_runs`` ends a run left
+  ``running`` by a process that is provably gone with an ``interrupted`` error event, and never
+  touches a run of a live process, whichever server or CLI it is.
 - cheap to import: SQLAlchemy (and the settings) load when a log is opened or a URL is read, so a
   module that only needs ``RunSummary`` does not pay for them.
 """
@@ -26,7 +29,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
+from findesk.core.events import owners
 from findesk.core.events.model import (
     AgentStart,
     Done,
@@ -42,6 +46,7 @@ from findesk.core.events.model import (
     LlmCall,
     ToolCallStarted,
     ToolResultReady,
+    utc_now,
 )
 from findesk.core.result import Err, ErrorCode, Ok, Result
 
@@ -217,6 +222,9 @@ class AuditLog:
         self._error: str | None = None
         self._closed = False
         self._thread: threading.Thread | None = None
+        self._owner = owners.this_process()
+        self._claimed: set[str] = set()  # runs this log has claimed and not yet seen end (writer thread)
+        self._beat_at = 0.0
         if writer is not None:
             atexit.register(self.close)
 
@@ -240,6 +248,18 @@ class AuditLog:
                 return Err(ErrorCode.NOT_FOUND, f"{opened.reason}: no run has been recorded")
             return opened
         store = opened.value
+        if store.writer is not None:
+            from sqlalchemy.exc import SQLAlchemyError
+
+            from findesk.core.storage import database_error
+
+            try:
+                with store.writer.begin() as conn:
+                    owners.create_tables(conn)
+            except SQLAlchemyError as exc:
+                store.writer.dispose()
+                store.reader.dispose()
+                return database_error(exc, "create the run owners' tables", store.location)
         return Ok(cls(store.location, store.reader, store.writer, store.backend))
 
     # -- writing -----------------------------------------------------------------------------
@@ -304,11 +324,15 @@ class AuditLog:
         while True:
             with self._lock:
                 while not self._queue and not self._closed:
-                    self._work.wait()
-                if not self._queue:
+                    if not self._work.wait(owners.HEARTBEAT_S) and self._claimed:
+                        break  # quiet, with runs in progress: tell other processes this one lives
+                if not self._queue and self._closed:
                     return
                 batch = [self._queue.popleft() for _ in range(min(len(self._queue), BATCH_MAX))]
                 first_index = self._processed
+            if not batch:
+                self._beat()
+                continue
             failure = self._commit(self._writer, batch)
             with self._lock:
                 self._processed += len(batch)
@@ -328,11 +352,65 @@ class AuditLog:
             try:
                 with engine.begin() as conn:
                     _store(conn, batch, self._insert)
+                    claimed = self._claim(conn, batch)
+                self._claimed = claimed
                 return None
             except Exception as exc:  # any failure must stay on this thread
                 problem = getattr(exc, "orig", None) or exc
                 time.sleep(0.05 * (attempt + 1))  # a moment for a locked or busy database
         return f"could not record {len(batch)} events: {type(problem).__name__}: {problem}"
+
+    def _claim(self, conn: Connection, batch: list[Event]) -> set[str]:
+        """Own the runs ``batch`` writes (and beat, when due); the runs still in progress after it."""
+        fresh = {ev.run_id for ev in batch} - self._claimed
+        if fresh or (self._claimed and time.monotonic() - self._beat_at >= owners.HEARTBEAT_S):
+            owners.claim(conn, self._insert, self._owner, fresh, time.time())
+            self._beat_at = time.monotonic()
+        ended = {ev.run_id for ev in batch if ev.parent_id is None and isinstance(ev.data, Done | Error)}
+        return (self._claimed | fresh) - ended
+
+    def _beat(self) -> None:
+        assert self._writer is not None
+        try:
+            with self._writer.begin() as conn:
+                owners.claim(conn, self._insert, self._owner, (), time.time())
+            self._beat_at = time.monotonic()
+        except Exception:  # a missed heartbeat is retried at the next; a run must never see it
+            pass
+
+    def close_interrupted_runs(self) -> Result[list[str]]:
+        """End every run left ``running`` by a process that is gone (see ``owners``) with an ``error``
+        event coded ``interrupted`` saying which process, so it reads as interrupted, not running.
+        Idempotent, also when several processes do it at once (the event's id is the same for all).
+        The ids of the runs closed."""
+        from sqlalchemy import func, select
+        from sqlalchemy.exc import SQLAlchemyError
+
+        from findesk.core.storage import database_error
+
+        if self._writer is None:
+            return Err(ErrorCode.INVALID_INPUT, f"the audit log {self.location} was opened read-only")
+        runs_table, events_table = _schema().runs, _schema().events
+        closing: list[Event] = []
+        try:
+            with self._writer.begin() as conn:
+                query = select(runs_table.c.run_id, runs_table.c.updated_at).where(
+                    runs_table.c.status == "running"
+                )
+                running = [(row.run_id, _utc(row.updated_at).timestamp()) for row in conn.execute(query)]
+                for run_id, why in owners.interrupted(conn, running, self._owner, time.time()):
+                    last = conn.execute(
+                        select(func.max(events_table.c.seq)).where(events_table.c.run_id == run_id)
+                    )
+                    seq = (last.scalar() or 0) + 1
+                    data = Error(code="interrupted", message=why)
+                    closing.append(
+                        Event(id=f"{run_id}-{seq}", run_id=run_id, seq=seq, ts=utc_now(), data=data)
+                    )
+                _store(conn, closing, self._insert)
+        except SQLAlchemyError as exc:
+            return database_error(exc, "close interrupted runs", self.location)
+        return Ok([event.run_id for event in closing])
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -349,20 +427,23 @@ class AuditLog:
         with self._reader.connect() as conn:
             return [_summary(row) for row in conn.execute(query).mappings()]
 
-    def find_run(self, run_id_or_prefix: str) -> Result[RunSummary]:
-        """A run by its id or a unique prefix of it."""
+    def find_run(self, run_id_or_prefix: str, *, among: Collection[str] | None = None) -> Result[RunSummary]:
+        """A run by its id or a unique prefix of it; with ``among``, only those runs exist (a caller's
+        own: a prefix is never resolved against, nor a "several runs" answer lists, anyone else's)."""
         from sqlalchemy import select
 
         key = run_id_or_prefix.strip()
         if not key:
             return Err(ErrorCode.INVALID_INPUT, "give a run id or a unique prefix of one")
         runs_table = _schema().runs
+        visible = select(runs_table)
+        if among is not None:
+            visible = visible.where(runs_table.c.run_id.in_(among))
         with self._reader.connect() as conn:
-            rows = list(conn.execute(select(runs_table).where(runs_table.c.run_id == key)).mappings())
+            rows = list(conn.execute(visible.where(runs_table.c.run_id == key)).mappings())
             if not rows:
                 query = (
-                    select(runs_table)
-                    .where(runs_table.c.run_id.startswith(key, autoescape=True))
+                    visible.where(runs_table.c.run_id.startswith(key, autoescape=True))
                     .order_by(runs_table.c.started_at.desc())
                     .limit(11)
                 )

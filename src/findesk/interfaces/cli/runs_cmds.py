@@ -4,6 +4,10 @@ Rules:
 - Read-only: these commands never create the audit log, its folder or its tables; a log that
   does not exist yet simply holds no runs.
 - A run is named by its id or any unique prefix; an unknown id is ``not_found`` (exit 4).
+- A run that ended with an ``interrupted`` error (cancelled, or closed because its process died) is
+  shown as ``interrupted``, not as a failure of its own; ``--json`` keeps the recorded status and error.
+  Runs a dead process left ``running`` are closed by ``findesk serve`` at start-up, not here: these
+  commands only read.
 - ``export`` writes exactly ``event.to_json()`` per line, so ``read_jsonl`` reads back the same
   events; tables and traces are for people, ``--json`` and ``export`` for programs.
 """
@@ -34,7 +38,7 @@ runs_app = typer.Typer(
 JSON = typer.Option(False, "--json", help="Print one JSON document instead of tables.")
 RUN_ID = typer.Argument(..., metavar="RUN_ID", help="A run id or a unique prefix of one.")
 FORMATS = ("jsonl", "json")
-STATUS_STYLE = {"done": "green", "error": "red", "running": "yellow"}
+STATUS_STYLE = {"done": "green", "error": "red", "running": "yellow", "interrupted": "magenta"}
 
 
 def _open(as_json: bool) -> tuple[AuditLog | None, str]:
@@ -53,6 +57,13 @@ def _run(run_id: str, as_json: bool) -> tuple[AuditLog, RunSummary]:
     if log is None:
         ses.fail(Err(ErrorCode.NOT_FOUND, f"no run {run_id!r}: no runs recorded yet in {where}"), as_json)
     return log, ses.unwrap(log.find_run(run_id), as_json)
+
+
+def _status(summary: RunSummary) -> Text:
+    shown = summary.status
+    if shown == "error" and (summary.error or "").startswith("interrupted:"):
+        shown = "interrupted"
+    return Text(shown, style=STATUS_STYLE.get(shown, ""))
 
 
 def _local(summary: RunSummary) -> str:
@@ -88,7 +99,7 @@ def list_runs(
             r.run_id,
             _local(r),
             Text(r.title or "—"),
-            Text(r.status, style=STATUS_STYLE.get(r.status, "")),
+            _status(r),
             r.mode or "—",
             f"{r.tool_calls} ({r.tool_errors})",
             _tokens(r),
@@ -124,7 +135,7 @@ def _header(r: RunSummary) -> None:
     table.add_column("value", overflow="fold")
     rows: list[tuple[str, Text]] = [
         ("title", Text(r.title or "—")),
-        ("status", Text(r.status, style=STATUS_STYLE.get(r.status, ""))),
+        ("status", _status(r)),
         ("mode", Text(r.mode or "—")),
         ("started", Text(_local(r))),
         ("duration", Text(fmt_ms(r.duration_ms))),

@@ -1,8 +1,11 @@
 """``findesk serve``: the HTTP API and web page (FastAPI on uvicorn).
 
 Rules: parse options, open the services, state at start-up where the data comes from, where runs are
-recorded and whether API keys are required; no business logic. Keys are required unless the server
-listens on loopback only; serving without keys on any other address is refused.
+recorded and whether API keys are required; no business logic. Runs a crashed process left
+``running`` are closed as interrupted before the first request (``AuditLog.close_interrupted_runs``:
+only runs whose process is gone, so servers sharing one database never close each other's). Keys are
+required unless the server listens on loopback only; serving without keys on any other address is
+refused.
 The port is bound before anything is printed or opened, and uvicorn serves on that very socket: a busy
 port is a one-line error and a non-zero exit, never a banner followed by a crash.
 """
@@ -52,6 +55,7 @@ def serve(
 
     from findesk.data.context import resolve_context
     from findesk.interfaces.api.app import create_app
+    from findesk.interfaces.api.http_limits import uvicorn_http_options
     from findesk.interfaces.api.services import ApiServices, is_loopback, keys_required
 
     settings = ses.load()
@@ -78,6 +82,7 @@ def serve(
     except BaseException:
         sock.close()
         raise
+    closed = services.audit.close_interrupted_runs()
     active = services.keys.list()
     count = sum(1 for k in active.value if k.active) if not isinstance(active, Err) else 0
     tiers = ", ".join(
@@ -93,6 +98,17 @@ def serve(
     ses.stderr.print(f"findesk API on http://{shown}:{listen_port}  (page: /  docs: /docs)", highlight=False)
     ses.stderr.print(f"  data: {context.describe()}", highlight=False)
     ses.stderr.print(f"  runs recorded in: {services.audit.location}", highlight=False)
+    if isinstance(closed, Err):
+        ses.stderr.print(
+            f"  could not close interrupted runs: {closed.reason}", markup=False, highlight=False
+        )
+    elif closed.value:
+        shown_ids = ", ".join(closed.value[:5]) + (", …" if len(closed.value) > 5 else "")
+        ses.stderr.print(
+            f"  closed {len(closed.value)} run(s) left running by a process that ended: {shown_ids}",
+            markup=False,
+            highlight=False,
+        )
     where = (
         f"{services.workers} worker process{'es' if services.workers != 1 else ''}"
         if services.workers
@@ -107,5 +123,6 @@ def serve(
         port=listen_port,
         log_level=log_level,
         timeout_graceful_shutdown=5,
+        **uvicorn_http_options(),  # caps the request line and headers
     )
     uvicorn.Server(config).run(sockets=[sock])
