@@ -9,6 +9,7 @@ from findesk.core.access.limits import (
     owns_run,
     record_cost,
     retry_after_s,
+    runs_owned,
     spent_today,
     tier_of,
 )
@@ -23,6 +24,7 @@ __all__ = [
     "owns_run",
     "record_cost",
     "retry_after_s",
+    "runs_owned",
     "spent_today",
     "tier_of",
 ]

@@ -9,8 +9,13 @@ Rules:
 - requests per minute: the key's admitted requests in the 60 s before ``now``; refused requests are
   not recorded and do not count.
 - daily cost: the ``cost_usd`` of the key's requests admitted since 00:00 UTC of ``now``'s day (a
-  run's cost counts on the day it was admitted); only ``costly`` requests (briefings) are refused
-  by it, reads go on.
+  run's cost counts on the day it was admitted); only ``costly`` requests (runs) are refused by it,
+  reads go on.
+- reservations: a costly request reserves its model budget (``reserve_usd``, capped to what is left
+  of the cap) in its row's ``cost_usd`` as it is admitted, so runs still in flight count against the
+  cap and N runs admitted at once can never spend N times what is left. The run's end settles the
+  row to the real cost (``record_cost``). A reservation nobody settles (the server died mid-run)
+  stays charged: the run may have spent all of it, and the key, not the desk, carries that risk.
 - a refusal is ``Err(LIMIT_REACHED, reason)`` whose ``details`` hold ``retry_after_s`` (whole seconds,
   ≥ 1; ``retry_after_s(err)`` reads it) for the HTTP ``Retry-After`` header, ``limit`` ("rpm" or
   "daily_cost") and ``tier``. A key revoked since it was verified is ``unauthorized``.
@@ -51,7 +56,8 @@ class Admission:
     request_id: int
     remaining_rpm: int  # requests this key may still make in the current 60 s window
     spent_today_usd: float  # model cost of the key's requests admitted today (UTC), before this one
-    budget_left_usd: float  # daily cap minus spent, never below 0: cap a briefing's model budget to it
+    budget_left_usd: float  # daily cap minus spent, never below 0
+    reserved_usd: float = 0.0  # held for this run until ``record_cost`` settles it: the run's budget
 
 
 def tier_of(key: ApiKey, tiers: Mapping[str, ApiTier]) -> Result[ApiTier]:
@@ -67,13 +73,26 @@ def tier_of(key: ApiKey, tiers: Mapping[str, ApiTier]) -> Result[ApiTier]:
 
 
 def admit(
-    store: KeyStore, key: ApiKey, tier: ApiTier, *, now: datetime, costly: bool, run_id: str | None = None
+    store: KeyStore,
+    key: ApiKey,
+    tier: ApiTier,
+    *,
+    now: datetime,
+    costly: bool,
+    run_id: str | None = None,
+    reserve_usd: float = 0.0,
 ) -> Result[Admission]:
     """Admit one request of ``key`` at ``now`` and record it, or refuse it with ``limit_reached``.
 
-    ``costly`` marks a request that spends model money (a briefing): it is also held to the daily cap.
-    ``run_id``, when already known, lets the key read that run while it is still going.
+    ``costly`` marks a request that spends model money (a run): it is also held to the daily cap, and
+    reserves ``reserve_usd`` (its model budget), or what is left of the cap if that is less, until
+    ``record_cost`` settles it. ``run_id``, when already known, lets the key read that run while it is
+    still going.
     """
+    if not math.isfinite(reserve_usd) or reserve_usd < 0:
+        return Err(
+            ErrorCode.INVALID_INPUT, f"a run can only reserve a dollar amount ≥ 0 (got {reserve_usd!r})"
+        )
     from sqlalchemy import insert, select, update
     from sqlalchemy.exc import SQLAlchemyError
 
@@ -110,7 +129,9 @@ def admit(
                     "daily_cost",
                     key.tier,
                 )
-            row_values = {"key_id": key.id, "ts": now, "run_id": run_id, "cost_usd": 0.0}
+            left = max(0.0, tier.daily_cost_usd - spent)
+            reserved = min(reserve_usd, left) if costly else 0.0
+            row_values = {"key_id": key.id, "ts": now, "run_id": run_id, "cost_usd": reserved}
             add = insert(api_requests).values(**row_values).returning(api_requests.c.id)
             request_id = int(conn.execute(add).scalar_one())
             conn.execute(update(api_keys).where(api_keys.c.id == key.id).values(last_used_at=now))
@@ -124,7 +145,8 @@ def admit(
             request_id=request_id,
             remaining_rpm=tier.rpm - len(recent) - 1,
             spent_today_usd=spent,
-            budget_left_usd=max(0.0, tier.daily_cost_usd - spent),
+            budget_left_usd=left,
+            reserved_usd=reserved,
         )
     )
 
@@ -136,9 +158,8 @@ def retry_after_s(error: Err) -> int | None:
 
 
 def record_cost(store: KeyStore, request_id: int, run_id: str, cost_usd: float) -> Result[None]:
-    """Attach a run and its model cost to an admitted request (the cost replaces any earlier one,
-    so recording a run's running total again is safe). Call with 0.0 when the run starts if the
-    key should be able to read it while it runs."""
+    """Attach a run and its model cost to an admitted request: the cost replaces the reservation or
+    any earlier figure (settling the run), so recording a run's running total again is safe."""
     if not math.isfinite(cost_usd) or cost_usd < 0:
         return Err(ErrorCode.INVALID_INPUT, f"a run's cost must be a dollar amount ≥ 0 (got {cost_usd!r})")
     from sqlalchemy import update
@@ -189,6 +210,30 @@ def owns_run(store: KeyStore, key_id: str, run_id: str) -> Result[bool]:
             return Ok(conn.execute(query).first() is not None)
     except SQLAlchemyError as exc:
         return database_error(exc, "look up a run's key", store.location)
+
+
+def runs_owned(store: KeyStore, key_id: str, prefix: str, *, most: int = 11) -> Result[list[str]]:
+    """Up to ``most`` ids of runs started with this key that begin with ``prefix`` (a run id or the
+    prefix a caller typed): resolving a prefix among these never touches another key's runs."""
+    from sqlalchemy import select
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from findesk.core.storage import database_error
+
+    api_requests = schema().api_requests
+    run_id = api_requests.c.run_id
+    query = (
+        select(run_id)
+        .where(api_requests.c.key_id == key_id, run_id.startswith(prefix, autoescape=True))
+        .distinct()
+        .order_by(run_id.desc())
+        .limit(most)
+    )
+    try:
+        with store.reader.connect() as conn:
+            return Ok([str(found) for found in conn.execute(query).scalars()])
+    except SQLAlchemyError as exc:
+        return database_error(exc, "look up a key's runs", store.location)
 
 
 def _recent(conn: Connection, key_id: str, now: datetime) -> list[datetime]:

@@ -2,9 +2,10 @@
 ``POST /v1/brief`` (which maps its body onto the workflow ``brief``).
 
 Rules:
-- Everything that can be refused is refused before the stream opens, as a JSON error: the key and its
-  limits (401/429), an unknown workflow (404), input the workflow's model rejects or its check refuses
-  (400: malformed, out of scope, an advice request), a bad as-of date (400).
+- Everything that can be refused is refused before the stream opens, as a JSON error, in this order:
+  who is calling (401), an unknown workflow (404), input the workflow's model rejects or its check
+  refuses (400: malformed, out of scope, an advice request), a bad as-of date (400), and only then the
+  key's limits (429). A request refused before the last step costs the key nothing and leaves no row.
 - Once open, the stream carries the run's events as they happen (``event: <kind>``, ``id: <seq>``,
   ``data: <Event JSON>``) and ends after exactly one ``done`` (the workflow's report) or ``error`` event;
   a quiet stream gets ``: ping`` comments. The same events go to the audit log (committed before the
@@ -13,31 +14,40 @@ Rules:
   process (``workflows.pool``) when the server has workers, so its CPU-bound analytics never stall
   other clients' streams; without workers it runs here through ``run_workflow`` with the server's open
   tool context.
-- A client that disconnects cancels its run (recorded as ``interrupted``) unless a worker has already
-  started it, in which case it finishes and is recorded.
-- A keyed run's model budget is capped to what is left of the key's daily cost cap; its cost is
-  recorded against the key when it ends.
+- The run is a task of its own (``services.run_tasks``), not part of the request: a client that
+  disconnects cancels an in-process run (recorded as ``interrupted``) and a run still waiting for a
+  worker; a run a worker has started finishes and is recorded. Either way the run's bookkeeping goes
+  on without the client.
+- Money: a keyed run reserves its model budget (the configured budget, or what is left of the key's
+  daily cap if that is less; nothing for a run that cannot reach a model: ``deterministic``, or no
+  model configured) as it is admitted, and runs with that budget. When the *run* ends, whenever the
+  client left, the reservation is settled to what its model calls cost (its ``llm_call`` events). A
+  worker run the server stops waiting for at shutdown may still be spending: it stays charged at
+  least its reservation.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import time
 from collections.abc import AsyncIterator, Mapping
+from concurrent.futures import Future
 from datetime import date
-from typing import Any
+from typing import Any, get_args
 
 from fastapi import Request
 from fastapi.responses import StreamingResponse
 
 from findesk.agents.runtime.outcome import RequestedMode
-from findesk.core.access import record_cost
-from findesk.core.config import Settings
+from findesk.core.access import Admission, record_cost
+from findesk.core.config import Settings, Tier
 from findesk.core.events.model import Event, LlmCall
 from findesk.core.events.trace import EventBus, Sink, Tracer, new_run_id
-from findesk.core.result import Err
-from findesk.interfaces.api.auth import Caller, authorize
+from findesk.core.llm.factory import model_chain
+from findesk.core.result import Err, Ok
+from findesk.interfaces.api.auth import Caller, admit_caller, authenticate
 from findesk.interfaces.api.errors import ApiError
 from findesk.interfaces.api.metrics import MetricsSink
 from findesk.interfaces.api.schemas import ERRORS
@@ -48,6 +58,7 @@ from findesk.workflows.runner import RunStart, opening_event, run_workflow
 
 _END = None  # queued after the run's last event
 PING_S = 15
+log = logging.getLogger("findesk.api")
 
 STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {
@@ -67,11 +78,18 @@ class QueueSink:
         self._queue = queue
         self._loop = loop
         self._thread = threading.get_ident()
-        self.cost_usd = 0.0
+        self._detached = False
+        self.cost_usd = 0.0  # what the run's model calls cost so far
+
+    def detach(self) -> None:
+        """The client left: keep counting the cost, stop queueing events nobody will read."""
+        self._detached = True
 
     def write(self, event: Event) -> None:
         if isinstance(event.data, LlmCall):
             self.cost_usd += event.data.cost_usd
+        if self._detached:
+            return
         if threading.get_ident() == self._thread:
             self._queue.put_nowait(event)
         else:
@@ -87,10 +105,26 @@ def sse_frame(event: Event) -> str:
     return f"event: {event.type}\nid: {event.seq}\ndata: {event.to_json()}\n\n"
 
 
+async def _reserve_usd(services: ApiServices, mode: RequestedMode) -> float:
+    """What a run may spend on models, reserved against its key's daily cap as it is admitted: its
+    budget, or nothing if it cannot reach a model (deterministic, or no model configured at all)."""
+    if mode == "deterministic":
+        return 0.0
+    if services.models is not None:
+        return services.settings.llm.budget_usd
+    for tier in get_args(Tier):
+        chain = model_chain(services.settings.llm, tier)  # cheap: clients connect on first use
+        if isinstance(chain, Ok):
+            await chain.value.aclose()
+            return services.settings.llm.budget_usd
+    return 0.0
+
+
 def _budgeted(settings: Settings, caller: Caller) -> Settings:
+    """The run's settings with its model budget cut to its reservation."""
     if caller.admission is None:
         return settings
-    budget = min(settings.llm.budget_usd, caller.admission.budget_left_usd)
+    budget = caller.admission.reserved_usd
     if budget >= settings.llm.budget_usd or budget <= 0:
         return settings
     return settings.model_copy(update={"llm": settings.llm.model_copy(update={"budget_usd": budget})})
@@ -107,8 +141,7 @@ async def stream_run(
     """Refuse the run with a JSON error, or start it and stream its events (see the module's rules)."""
     services: ApiServices = request.app.state.services
     started = time.perf_counter()
-    run_id = new_run_id()
-    caller = await authorize(request, services, costly=True, run_id=run_id)  # 401/429 before anything
+    key = await authenticate(request, services)  # 401 before anything (the request gate did it already)
     found = registry.load(workflow)
     if isinstance(found, Err):
         services.metrics.rejected.labels(found.code.value).inc()
@@ -124,6 +157,10 @@ async def stream_run(
     tools = await services.tool_context(context.value)  # cheap once open; also checks the data mode
     if isinstance(tools, Err):
         raise ApiError.of(tools)
+    run_id = new_run_id()
+    reserve = await _reserve_usd(services, mode)
+    # 429 last: a request refused above does not count against the key's limits
+    caller = await admit_caller(services, key, costly=True, run_id=run_id, reserve_usd=reserve)
 
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[Event | None] = asyncio.Queue()
@@ -150,7 +187,11 @@ async def stream_run(
                 start=start,
             )
 
+    submitted: list[Future[None]] = []  # the worker job, once submitted
+    out_of_sight = False  # a worker may still be spending after we stopped waiting (server shutdown)
+
     async def in_worker(pool: WorkflowPool) -> None:
+        nonlocal out_of_sight
         ended = asyncio.Event()
         budget = settings.llm.budget_usd if caller.admission is not None else None
         # the raw JSON input, not the parsed model: the worker validates and checks it the same way
@@ -160,10 +201,13 @@ async def stream_run(
             loop.call_soon_threadsafe(ended.set)
 
         future = pool.submit(job, sinks, end)
+        submitted.append(future)
         try:
             await ended.wait()
-        finally:
-            future.cancel()  # only takes effect while the job still waits for a worker
+        except asyncio.CancelledError:
+            # cancel() only takes effect while the job still waits for a worker
+            out_of_sight = not future.cancel()
+            raise
 
     async def work() -> None:
         try:
@@ -172,13 +216,18 @@ async def stream_run(
             # the run is readable from /v1/runs once the stream ends
             await asyncio.to_thread(services.audit.flush, 10.0)
             if caller.admission is not None:
-                await asyncio.to_thread(
-                    record_cost, services.keys, caller.admission.request_id, run_id, sink.cost_usd
-                )
+                await _settle(services, caller.admission, run_id, sink.cost_usd, out_of_sight=out_of_sight)
             loop.call_soon_threadsafe(queue.put_nowait, _END)  # after events the pool hopped over
 
-    task = asyncio.create_task(work(), name=f"{spec.name}-{run_id}")
+    task = services.run_tasks.start(work(), name=f"{spec.name}-{run_id}")
     first_event = services.metrics.first_event.labels(spec.name)
+
+    def client_left() -> None:
+        sink.detach()
+        if submitted:
+            submitted[0].cancel()  # stops a run no worker has started yet; a started one finishes
+        else:
+            task.cancel()  # an in-process run (or one not yet handed to the pool) stops here
 
     async def stream() -> AsyncIterator[str]:
         services.metrics.in_progress.inc()
@@ -199,9 +248,20 @@ async def stream_run(
         finally:
             services.metrics.in_progress.dec()
             if not task.done():
-                task.cancel()
+                client_left()
 
     headers = {"X-Run-Id": run_id, "Cache-Control": "no-store", "X-Accel-Buffering": "no"}
     if caller.admission is not None:
         headers["X-RateLimit-Remaining"] = str(caller.admission.remaining_rpm)
     return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
+
+
+async def _settle(
+    services: ApiServices, admission: Admission, run_id: str, spent_usd: float, *, out_of_sight: bool
+) -> None:
+    """Replace the run's reservation with what it spent (at least the reservation if a worker may
+    still be spending). If the key store cannot be written, the reservation stays: charged in full."""
+    cost = max(spent_usd, admission.reserved_usd) if out_of_sight else spent_usd
+    recorded = await asyncio.to_thread(record_cost, services.keys, admission.request_id, run_id, cost)
+    if isinstance(recorded, Err):
+        log.warning("run %s: its cost of $%.4f was not recorded: %s", run_id, cost, recorded.reason)

@@ -24,6 +24,7 @@ from findesk.core.events.audit import AuditLog, open_audit_log
 from findesk.core.result import Err, Ok, Result
 from findesk.data.context import DataContext, resolve_context
 from findesk.interfaces.api.metrics import Metrics
+from findesk.interfaces.api.run_tasks import RunTasks
 from findesk.tools.base import ToolContext, ToolRegistry
 from findesk.tools.catalog import close_tool_context, open_tool_context
 from findesk.workflows.pool import WorkflowPool
@@ -60,6 +61,7 @@ class ApiServices:
     runs: asyncio.Semaphore | None = None
     workers: int = 0  # worker processes for runs; 0: runs go through run_workflow in this process
     pool: WorkflowPool | None = None
+    run_tasks: RunTasks = field(default_factory=RunTasks)  # runs under way, settled at shutdown
     _contexts: dict[date | None, DataContext] = field(default_factory=dict)
     _tools: dict[str, ToolContext] = field(default_factory=dict)
     _borrowed: set[str] = field(default_factory=set)  # contexts the caller opened and will close
@@ -132,6 +134,7 @@ class ApiServices:
         return Ok(ctx)
 
     async def close(self) -> None:
+        await self.run_tasks.settle()  # while the workers and the key store are still there
         if self.pool is not None:
             await asyncio.to_thread(self.pool.close)
             self.pool = None
