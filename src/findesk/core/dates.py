@@ -3,17 +3,39 @@
 Rules: an as-of date is a calendar date (US market sessions close at 16:00 America/New_York; a
 timestamp is visible at ``as_of`` when it falls on or before the end of that day in New York).
 A malformed or future date is ``invalid_input``, never silently clamped. Ages ("10 months ago") are
-measured from the as-of date, never from today.
+measured from the as-of date, never from today. A date that comes from outside (a request, a workflow's
+input) is an ISO calendar day, ``YYYY-MM-DD``, and nothing else: ``IsoDate`` refuses the numbers (unix
+times) and timestamps pydantic's lax ``date`` would turn into a day.
 """
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, datetime, time, timedelta
+from typing import Annotated
 from zoneinfo import ZoneInfo
+
+from pydantic import BeforeValidator
+from pydantic_core import PydanticCustomError
 
 from findesk.core.result import Err, ErrorCode, Ok, Result
 
 NEW_YORK = ZoneInfo("America/New_York")
+_ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def _iso_day(value: object) -> object:
+    # a date object is already a day; a string must be exactly YYYY-MM-DD (pydantic then checks the
+    # calendar); anything else (0, 1.5, "0", "2025-08-29T00:00:00") would be read as a unix time or a
+    # timestamp by pydantic's lax mode, and is refused
+    if isinstance(value, date) and not isinstance(value, datetime):
+        return value
+    if isinstance(value, str) and _ISO_DAY.fullmatch(value):
+        return value
+    raise PydanticCustomError("iso_date", "should be a date as YYYY-MM-DD, e.g. 2025-08-29")
+
+
+IsoDate = Annotated[date, BeforeValidator(_iso_day)]
 
 
 def today_new_york() -> date:

@@ -2,9 +2,13 @@
 
 Rules:
 - ``/healthz`` answers without touching a data source: it reports the data context, whether the audit
-  log writes, and whether keys are required; ``degraded`` (HTTP 503) when the audit log has failed.
+  log writes (and its kind, sqlite or postgresql), and whether keys are required; ``degraded`` (HTTP 503)
+  when the audit log has failed. It never shows a file path or a database URL: problems are redacted
+  like every error message.
 - The page and its assets are files inside the package, sent with a strict Content-Security-Policy
   (only this origin, no inline script or style), so nothing is fetched from outside.
+- No HTML API docs: Swagger UI and ReDoc load from a public CDN and the product runs offline, so
+  ``/docs`` and ``/redoc`` are 404s that point to ``/openapi.json``, the API's one description.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from findesk import __version__
 from findesk.core.events.model import event_registry
 from findesk.core.result import Err
 from findesk.data.context import resolve_context
+from findesk.interfaces.api.errors import error_response, redactor
 from findesk.interfaces.api.schemas import Health
 from findesk.interfaces.api.services import ApiServices
 
@@ -39,21 +44,37 @@ _ASSETS = {"app.js": "text/javascript; charset=utf-8", "app.css": "text/css; cha
 router = APIRouter()
 
 
-@router.get("/healthz", response_model=Health, tags=["operations"], summary="Liveness and configuration")
+NO_HTML_DOCS = (
+    "this server has no HTML API docs (they would load from a public CDN, and findesk runs offline): "
+    "GET /openapi.json is the OpenAPI document; open it in any OpenAPI viewer"
+)
+
+
+@router.get(
+    "/healthz",
+    response_model=Health,
+    responses={503: {"model": Health, "description": "degraded: the data or the audit log is failing"}},
+    tags=["operations"],
+    summary="Liveness and configuration",
+)
 async def healthz(request: Request) -> JSONResponse:
+    from sqlalchemy.engine import make_url  # loaded already: the audit log is open
+
     services: ApiServices = request.app.state.services
+    redact = redactor(request)
+    backend = make_url(services.settings.resolved_audit_url()).get_backend_name()
     problems = []
     context = resolve_context(services.settings)
     data = context.value.describe() if not isinstance(context, Err) else "unavailable"
     if isinstance(context, Err):
-        problems.append(f"data: {context.reason}")
+        problems.append(redact(f"data: {context.reason}"))
     if services.audit.last_error:
-        problems.append(f"audit log: {services.audit.last_error}")
+        problems.append(redact(f"audit log: {services.audit.last_error}"))
     health = Health(
         status="degraded" if problems else "ok",
         version=__version__,
         data=data,
-        audit_log=services.audit.location,
+        audit_log="postgresql" if backend == "postgresql" else "sqlite",  # the only two open_store opens
         keys_required=services.require_keys,
         runs_in_progress=services.metrics.streaming,
         problems=problems,
@@ -70,6 +91,12 @@ async def metrics(request: Request) -> Response:
 @router.get("/v1/events/registry", tags=["events"], summary="Every event kind and the fields it carries")
 async def registry() -> dict[str, dict[str, dict[str, list[str]]]]:
     return {"types": event_registry()}
+
+
+@router.get("/docs", include_in_schema=False)
+@router.get("/redoc", include_in_schema=False)
+async def no_html_docs() -> JSONResponse:
+    return error_response("not_found", NO_HTML_DOCS, 404)
 
 
 @router.get("/", include_in_schema=False)

@@ -8,19 +8,23 @@ Rules:
   ``briefing`` repeats it for the workflow ``brief`` so older clients keep working.
 - Reading is straight from the audit log (the same rows ``findesk runs show`` reads); a run id or a unique
   prefix of one.
-- A key reads only the runs it started; another key's run is a 404, so ids leak nothing. The local
-  caller (no keys required) reads every run.
+- A key reads only the runs it started: a prefix is resolved among the key's own run ids (from
+  ``api_requests``), so "matches several runs" lists only the caller's ids, and a run that does not
+  exist and another key's run get the very same 404. The local caller (no keys required) reads every run.
+- Anything that is not 4 to 64 hex digits cannot be a run id: it is a 404 like any unknown run, not a
+  400, and it is never looked up.
 - Reads count against the key's requests per minute but never against its cost cap.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 
 from fastapi import APIRouter, Path, Request
 from fastapi.responses import StreamingResponse
 
-from findesk.core.access import owns_run
+from findesk.core.access import runs_owned
 from findesk.core.events.audit import RunSummary
 from findesk.core.events.model import AgentStart, Done, Event
 from findesk.core.result import Err, ErrorCode
@@ -31,7 +35,12 @@ from findesk.interfaces.api.schemas import ERRORS, RunEvents, RunRequest, RunVie
 from findesk.interfaces.api.services import ApiServices
 
 router = APIRouter(tags=["runs"])
-RunId = Path(min_length=4, max_length=64, pattern=r"^[0-9a-f]+$", description="a run id or unique prefix")
+_RUN_ID = re.compile(r"[0-9a-f]{4,64}")
+# the shape is documented, not enforced by FastAPI (a 400): an id of another shape is simply not found
+RunId = Path(
+    description="a run id, or a unique prefix of one (at least 4 of its hex digits)",
+    json_schema_extra={"pattern": f"^{_RUN_ID.pattern}$"},
+)
 WorkflowName = Path(
     min_length=1,
     max_length=200,
@@ -53,16 +62,25 @@ async def start_run(body: RunRequest, request: Request, workflow: str = Workflow
 async def _run(request: Request, run_id: str) -> tuple[ApiServices, RunSummary, list[Event]]:
     services: ApiServices = request.app.state.services
     caller = await authorize(request, services, costly=False)
-    found = await asyncio.to_thread(services.audit.find_run, run_id)
-    if isinstance(found, Err):
-        raise ApiError.of(found)
-    run = found.value
+    # one text for "no such run" and "not yours", built here: find_run's own message names the log
+    shown = run_id if len(run_id) <= 64 else run_id[:64] + "…"
+    unknown = ApiError(
+        ErrorCode.NOT_FOUND.value, f"no run {shown!r}{' for this API key' if caller.key is not None else ''}"
+    )
+    if not _RUN_ID.fullmatch(run_id):
+        raise unknown
+    among: list[str] | None = None
     if caller.key is not None:
-        mine = await asyncio.to_thread(owns_run, services.keys, caller.key.id, run.run_id)
-        if isinstance(mine, Err):
-            raise ApiError.of(mine)
-        if not mine.value:
-            raise ApiError(ErrorCode.NOT_FOUND.value, f"no run {run_id!r} for this API key")
+        owned = await asyncio.to_thread(runs_owned, services.keys, caller.key.id, run_id)
+        if isinstance(owned, Err):
+            raise ApiError.of(owned)
+        if not owned.value:
+            raise unknown
+        among = owned.value
+    found = await asyncio.to_thread(services.audit.find_run, run_id, among=among)
+    if isinstance(found, Err):
+        raise unknown if found.code is ErrorCode.NOT_FOUND else ApiError.of(found)
+    run = found.value
     events = await asyncio.to_thread(services.audit.events, run.run_id)
     return services, run, events
 

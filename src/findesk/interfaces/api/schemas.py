@@ -1,14 +1,26 @@
-"""The API's request and response bodies (what OpenAPI documents)."""
+"""The API's request and response bodies (what OpenAPI documents).
+
+Rules:
+- A date in a request is an ISO day, ``YYYY-MM-DD`` (``IsoDate``): a number or a timestamp is refused,
+  never read as a unix time.
+- A run's ``input`` is nested at most ``MAX_INPUT_DEPTH`` levels (no workflow input is deeper than a few):
+  a deeper one is refused as ``invalid_input`` before anything walks it.
+- ``ERRORS`` documents every error status a route that reads a key, a body or the audit log can answer,
+  each with the JSON error body; the server answers no status it does not document.
+"""
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
 
+from findesk.core.dates import IsoDate
 from findesk.core.events.audit import RunSummary
 from findesk.guardrails.advice import MAX_INPUT_CHARS
+
+MAX_INPUT_DEPTH = 16
 
 
 class BriefRequest(BaseModel):
@@ -18,7 +30,9 @@ class BriefRequest(BaseModel):
     )
 
     ticker: str = Field(min_length=1, max_length=MAX_INPUT_CHARS, description="US ticker, e.g. AAPL")
-    as_of: date | None = Field(None, description="point-in-time date; default: the snapshot's as-of date")
+    as_of: IsoDate | None = Field(
+        None, description="point-in-time date, YYYY-MM-DD; default: the snapshot's as-of date"
+    )
     question: str | None = Field(
         None, max_length=MAX_INPUT_CHARS, description="what the client asked (no advice is given)"
     )
@@ -37,8 +51,34 @@ class RunRequest(BaseModel):
     input: dict[str, Any] = Field(
         default_factory=dict, description="the workflow's input, checked against its input_schema"
     )
-    as_of: date | None = Field(None, description="point-in-time date; default: the snapshot's as-of date")
+    as_of: IsoDate | None = Field(
+        None, description="point-in-time date, YYYY-MM-DD; default: the snapshot's as-of date"
+    )
     mode: Literal["auto", "deterministic", "model"] = "auto"
+
+    @field_validator("input")
+    @classmethod
+    def _shallow(cls, value: dict[str, Any]) -> dict[str, Any]:
+        if _depth(value, MAX_INPUT_DEPTH + 1) > MAX_INPUT_DEPTH:
+            raise PydanticCustomError(
+                "too_deep", "nested more than {most} levels deep", {"most": MAX_INPUT_DEPTH}
+            )
+        return value
+
+
+def _depth(value: Any, stop: int) -> int:
+    """How deeply ``value`` nests lists and objects, counted no further than ``stop``; iterative, so a
+    body nested thousands deep never meets the recursion limit."""
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        item, level = todo.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, level)
+            if level < stop:
+                todo.extend(
+                    (child, level + 1) for child in (item.values() if isinstance(item, dict) else item)
+                )
+    return deepest
 
 
 class SectionInfo(BaseModel):
@@ -81,22 +121,35 @@ class RunEvents(BaseModel):
 
 
 class Health(BaseModel):
+    """What an operator needs to know the server is sound, and nothing about where its files are."""
+
     status: Literal["ok", "degraded"]
     version: str
-    data: str  # "offline snapshot as of 2025-08-29" / "live"
-    audit_log: str
+    data: str = Field(description='the data context, e.g. "offline snapshot as of 2025-08-29" or "live"')
+    audit_log: Literal["sqlite", "postgresql"] = Field(
+        description="the audit log's database kind (its location stays on the server)"
+    )
     keys_required: bool
     runs_in_progress: int
-    problems: list[str] = Field(default_factory=list)
+    problems: list[str] = Field(
+        default_factory=list, description="why the status is degraded (the data or the audit log failing)"
+    )
 
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {
         "model": ErrorBody,
-        "description": "malformed JSON, a field over 2,000 characters, input the workflow refuses "
-        "(e.g. a non-US ticker, an advice request)",
+        "description": "malformed or too deeply nested JSON, a field over 2,000 characters, a date not "
+        "YYYY-MM-DD, input the workflow refuses (e.g. a non-US ticker, an advice request), a run id "
+        "prefix that matches several of the caller's runs",
     },
     401: {"model": ErrorBody, "description": "missing, unknown or revoked API key"},
-    404: {"model": ErrorBody, "description": "unknown workflow or run"},
+    404: {
+        "model": ErrorBody,
+        "description": "unknown workflow, or no such run for this caller (the same answer whether the run "
+        "does not exist or belongs to another key)",
+    },
+    413: {"model": ErrorBody, "description": "request body over the size limit"},
     429: {"model": ErrorBody, "description": "rate limit or daily cost cap reached (see Retry-After)"},
+    503: {"model": ErrorBody, "description": "the key store or audit database is unavailable"},
 }

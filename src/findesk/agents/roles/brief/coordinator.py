@@ -11,7 +11,6 @@ Rules:
 from __future__ import annotations
 
 import json
-from datetime import date
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -19,13 +18,14 @@ from findesk.agents.role import Caps, DeterministicPolicy, Outcomes, Role
 from findesk.agents.roles.brief.official import LIVE_QUOTE_MISSING, PARTIAL_LIST, describe
 from findesk.agents.roles.brief.reports import OfficialReport, SocialReport
 from findesk.analytics.divergence import ClaimCheck, contradiction_sentence, verdict_counts
+from findesk.core.dates import IsoDate
 
 
 class CoordinatorInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     symbol: str
-    as_of: date
+    as_of: IsoDate
     official: OfficialReport
     social: SocialReport
     divergences: list[ClaimCheck] = Field(default_factory=list)  # one verdict per social claim

@@ -48,7 +48,7 @@ from findesk.analytics.pump_bot import features, score_posts
 from findesk.analytics.social_claims import extract_claims, extract_news_claims
 from findesk.analytics.social_scope import REASONS, Exclusion, exclusion
 from findesk.analytics.social_themes import ToneCounts, count_tones, news_tone, post_tone, themes
-from findesk.core.dates import new_york_day, published_since
+from findesk.core.dates import IsoDate, new_york_day, published_since
 from findesk.data.models import Company, NewsItem, SocialPost
 from findesk.tools.market import VolumeCheck
 from findesk.tools.social import MAX_ITEMS
@@ -64,7 +64,7 @@ def window_start(as_of: date) -> date:
 
 
 class SocialInput(BriefInput):
-    as_of: date  # the run's as-of date: the window of posts ends here
+    as_of: IsoDate  # the run's as-of date: the window of posts ends here
 
 
 POST_CHARS = 160
