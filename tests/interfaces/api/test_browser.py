@@ -3,6 +3,7 @@
 The server runs as a subprocess on a copy of the snapshot (symlinks to the real files) with two planted
 payloads: a Reddit post and a sentence in AAPL's 10-K business overview, each carrying a script and an
 image with an ``onerror`` handler. The test asserts the page shows them as text and nothing executes.
+Every other place hostile text reaches the page is covered by ``test_browser_hostile.py``.
 Outside CI the test is skipped when Chromium or Playwright is missing; in CI (``CI=true``) it fails.
 """
 
@@ -14,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser_kit import browser_page, require_browser, serving
+from browser_kit import assert_inert, browser_page, overlay, require_browser, serving
 
 PAYLOAD = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
 PLANTED_POST = f"PLANTEDPOST AAPL buyback chatter {PAYLOAD}"
@@ -30,28 +31,6 @@ SECTIONS = ("snapshot", "business", "events", "risks", "social", "divergences", 
 require_browser()
 
 from playwright.sync_api import Page  # noqa: E402  (after the skip: Playwright may be missing)
-
-
-def _overlay(real: Path, fake: Path, changed: dict[str, str]) -> None:
-    """``fake`` mirrors ``real`` by symlinks, except the files in ``changed`` (relative path -> text)."""
-    dirs_to_copy = {Path(rel).parts[0] for rel in changed}
-    for entry in real.iterdir():
-        if entry.name not in dirs_to_copy:
-            (fake / entry.name).symlink_to(entry)
-    for top in dirs_to_copy:
-        for path in (real / top).rglob("*"):
-            rel = path.relative_to(real)
-            if path.is_dir():
-                (fake / rel).mkdir(parents=True, exist_ok=True)
-            else:
-                (fake / rel).parent.mkdir(parents=True, exist_ok=True)
-                (fake / rel).symlink_to(path)
-    for rel, text in changed.items():
-        target = fake / rel
-        if target.is_symlink():
-            target.unlink()
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +62,7 @@ def planted_snapshot(snapshot_dir: Path, tmp_path_factory: pytest.TempPathFactor
             ]
         )
     root = tmp_path_factory.mktemp("snapshot")
-    _overlay(
+    overlay(
         snapshot_dir,
         root,
         {
@@ -149,15 +128,7 @@ def test_a_briefing_renders_every_section_and_the_trace_and_planted_scripts_stay
     social = page.locator("#section-social").text_content() or ""
     assert "PLANTEDFILING <script>window.__pwned = 3</script>" in business
     assert "PLANTEDPOST" in social and "<script>window.__pwned = 1</script>" in social
-    assert page.evaluate("typeof window.__pwned") == "undefined"
-    assert page.locator("main script, main img, main iframe, #trace script").count() == 0
-    assert (
-        page.evaluate(
-            "[...document.querySelectorAll('*')]"
-            ".some(e => [...e.attributes].some(a => a.name.startsWith('on')))"
-        )
-        is False
-    )
+    assert_inert(page)  # nothing ran, nothing that runs or loads is in the page, every link is http(s)
     assert dialogs == [] and errors == []
     assert all(r.startswith(url) for r in requests), [r for r in requests if not r.startswith(url)]
 

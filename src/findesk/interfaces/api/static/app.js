@@ -21,6 +21,11 @@
  *   server), goes in only through a view's `section` method as `sanitize_html(s.html)`, which parses it
  *   inert with DOMParser and copies it through an allow-list walker (defence in depth). The walker keeps
  *   links to absolute http(s) URLs, and ids and "#id" links only of the form source-N (footnotes).
+ * - Text shown is text as given, less explicit bidi embeddings, overrides and isolates (U+202A–U+202E,
+ *   U+2066–U+2069): left open in an author's name or a headline they reorder the rest of the line, so a date
+ *   or a URL would read reversed. `str` and the sanitizer's text nodes drop them; every string goes through one.
+ * - Anything read back from localStorage is untrusted: a history entry keeps only string fields and a run id
+ *   the router accepts, and an entry that is not such an object is skipped, so no stored value breaks the page.
  * - A request refused or a run that fails leaves no section "waiting…": each says it was not produced and why.
  * - The Warnings panel ends with the briefing's own warnings, so its count is the audit's.
  * - Talks only to this origin (/v1/...); loads nothing from anywhere else.
@@ -72,6 +77,7 @@ const SAFE_CLASS_RE = /^[A-Za-z0-9_-]{1,40}$/;
 const SOURCE_ID_RE = /^source-[0-9]{1,4}$/;
 const LINK_REL = "noopener noreferrer nofollow";
 const MAX_DEPTH = 40;
+const ECHO_MAX = 80; // characters of a bad route echoed back in its error message
 
 const state = {
   running: false,
@@ -109,13 +115,22 @@ function $(id) {
 
 function el(tag, text, cls) {
   const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (text !== undefined && text !== null) node.textContent = str(text);
   if (cls) node.className = cls;
   return node;
 }
 
 function str(value) {
-  return value === undefined || value === null ? "" : String(value);
+  // Total: an object whose toString is not a function (JSON can hold {"toString": 1}) must not throw.
+  let text;
+  try {
+    text = value === undefined || value === null ? "" : String(value);
+  } catch (err) {
+    text = "";
+  }
+  // Explicit bidi embeddings, overrides and isolates (see the rules above). The pattern stays inside this
+  // function: tests/interfaces/api/test_page_contract.py runs `str` on its own in node.
+  return text.replace(/[\u202A-\u202E\u2066-\u2069]/g, "");
 }
 
 function first_line(value) {
@@ -189,14 +204,14 @@ function copy_children(src, dst, depth) {
 
 function copy_node(node, dst, depth) {
   if (node.nodeType === Node.TEXT_NODE) {
-    dst.appendChild(document.createTextNode(node.data));
+    dst.appendChild(document.createTextNode(str(node.data)));
     return;
   }
   // Comments, processing instructions and anything outside the HTML namespace (svg, math) are dropped.
   if (node.nodeType !== Node.ELEMENT_NODE || node.namespaceURI !== document.documentElement.namespaceURI) return;
   const tag = node.localName;
   if (depth >= MAX_DEPTH) {
-    dst.appendChild(document.createTextNode(node.textContent || ""));
+    dst.appendChild(document.createTextNode(str(node.textContent)));
     return;
   }
   if (UNWRAP_TAGS.has(tag)) {
@@ -725,7 +740,7 @@ function field_hint(spec) {
 function set_control(spec, control, value) {
   if (spec.kind === "boolean") control.checked = Boolean(value);
   else if (spec.kind === "json") control.value = value === undefined ? "" : JSON.stringify(value, null, 2);
-  else control.value = value === null || value === undefined ? "" : String(value);
+  else control.value = str(value);
 }
 
 function field_control(spec) {
@@ -967,7 +982,7 @@ async function apply_route() {
   state.route = key;
   if (route.kind === "run") {
     if (RUN_ID_RE.test(route.run_id)) await replay_run(route.run_id, null);
-    else show_error("not_found", "“" + route.run_id + "” is not a run id.");
+    else show_error("not_found", "“" + clip(str(route.run_id), ECHO_MAX) + "” is not a run id.");
     return;
   }
   await open_workflow(route.workflow, route.arg);
@@ -976,9 +991,12 @@ async function apply_route() {
 async function open_workflow(name, arg) {
   let problem = "";
   if (name !== BRIEF) {
-    const listed = WORKFLOW_RE.test(name) && (await state.catalog);
-    if (!listed) problem = "The list of workflows could not be loaded, so “" + name + "” cannot be shown.";
-    else if (!state.workflows.has(name)) problem = "This server has no workflow “" + name + "”.";
+    const shown = clip(str(name), ECHO_MAX);
+    const valid = WORKFLOW_RE.test(name);
+    const listed = valid && (await state.catalog);
+    if (!valid) problem = "“" + shown + "” is not a workflow name (letters, digits, “_”, “.” and “-”).";
+    else if (!listed) problem = "The list of workflows could not be loaded, so “" + shown + "” cannot be shown.";
+    else if (!state.workflows.has(name)) problem = "This server has no workflow “" + shown + "”.";
     if (state.running) return;
     if (problem) {
       name = BRIEF;
@@ -1425,27 +1443,30 @@ function load_history() {
   try {
     raw = JSON.parse(window.localStorage.getItem(HISTORY_KEY) || "[]");
   } catch (err) {
-    return [];
+    return []; // not JSON (or nested past the parser's depth): nothing this page wrote
   }
   if (!Array.isArray(raw)) return [];
+  // Only strings are read back: a number, list or object in a field shows as nothing, not "[object Object]".
+  const text = (value) => (typeof value === "string" ? str(value) : "");
   const out = [];
   for (const item of raw) {
-    if (!item || typeof item !== "object" || !item.run_id) continue;
-    const workflow = WORKFLOW_RE.test(str(item.workflow)) ? str(item.workflow) : BRIEF; // older entries: briefings
+    if (out.length >= HISTORY_MAX) break;
+    if (!item || typeof item !== "object" || Array.isArray(item) || !RUN_ID_RE.test(text(item.run_id))) continue;
+    const workflow = WORKFLOW_RE.test(text(item.workflow)) ? text(item.workflow) : BRIEF; // older entries: briefings
     const inputs = item.inputs && typeof item.inputs === "object" && !Array.isArray(item.inputs) ? item.inputs : {};
     out.push({
       workflow: workflow,
-      label: str(item.label),
-      inputs: workflow === BRIEF ? { ticker: str(item.ticker), question: str(item.question) } : inputs,
-      ticker: str(item.ticker),
-      as_of: str(item.as_of),
-      question: str(item.question),
-      run_id: str(item.run_id),
-      headline: str(item.headline),
-      at: str(item.at),
+      label: text(item.label),
+      inputs: workflow === BRIEF ? { ticker: text(item.ticker), question: text(item.question) } : inputs,
+      ticker: text(item.ticker),
+      as_of: text(item.as_of),
+      question: text(item.question),
+      run_id: text(item.run_id),
+      headline: text(item.headline),
+      at: text(item.at),
     });
   }
-  return out.slice(0, HISTORY_MAX);
+  return out;
 }
 
 function save_history(items) {
