@@ -52,7 +52,7 @@ def test_env_and_toml_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) ->
     assert settings.value.sec_user_agent == "Jane Doe jane@example.com"
     assert settings.value.chains["quote"] == ["yahoo", "snapshot"]
     shown = masked_settings(settings.value)
-    assert shown["newsapi_api_key"] == "****7890"
+    assert shown["newsapi_api_key"] == "***"
     assert "abcdef1234567890" not in str(shown)
 
 

@@ -97,7 +97,7 @@ def test_config_show_masks_secrets() -> None:
     proc = findesk("config", "show", "--json", env={"FINDESK_ETHERSCAN_API_KEY": "supersecretkey123456"})
     assert proc.returncode == 0, proc.stderr
     shown = json.loads(proc.stdout)["data"]
-    assert shown["etherscan_api_key"] == "****3456"
+    assert shown["etherscan_api_key"] == "***"
     assert "supersecretkey" not in proc.stdout
 
 

@@ -1,21 +1,28 @@
 """Configuration: ``FINDESK_*`` environment variables, then an optional TOML file, then defaults.
 
 Rules:
-- Secrets are ``SecretStr`` and are never printed; ``masked_settings`` is what ``config show`` prints.
-- The config file is ``$FINDESK_CONFIG`` if set (it must exist), else ``./findesk.toml``, else
-  ``~/.config/findesk/config.toml``; a missing default file is not an error.
+- Secrets are ``SecretStr`` and are never printed; ``masked_settings`` is what ``config show`` prints:
+  every secret field, every credential-named field and the password (or key-named query value) of
+  every URL is ``***``, the rest of the value stays readable.
+- The config file is ``$FINDESK_CONFIG`` if set (it must be a file), else ``./findesk.toml``, else
+  ``~/.config/findesk/config.toml``; a missing default file is not an error, a folder in its place is.
 - The snapshot directory defaults to ``../shared/snapshot`` (relative to the working directory or to
-  the source checkout) when that folder exists.
+  the source checkout) when that folder exists; ``snapshot_search_paths`` says where that was.
+- Numbers that only make sense one way round (timeouts, sizes, rates, counts) are validated, and so
+  are NaN and infinity: a nonsense value is ``invalid_input`` naming the setting, never a client
+  that waits forever or not at all.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from datetime import date
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from pydantic import BaseModel, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -28,15 +35,26 @@ from findesk.core.result import Err, ErrorCode, Ok, Result, validation_reason
 DataMode = Literal["auto", "snapshot", "live"]
 
 
+Rate = Annotated[float, Field(ge=0)]  # requests per second; 0 = no limit
+Freshness = Annotated[float, Field(ge=0)]
+
+
 class HttpSettings(BaseModel):
-    timeout_s: float = 10.0
+    model_config = ConfigDict(allow_inf_nan=False)
+
+    # the whole of one attempt (connect, headers, every byte of the body), not each read
+    timeout_s: float = Field(10.0, gt=0, le=600)
     retries: int = Field(2, ge=0, le=10)  # retries after the first attempt, on timeout/429/5xx
-    backoff_base_s: float = 0.5
-    backoff_max_s: float = 8.0
-    breaker_failures: int = 3  # consecutive failures that open a host's circuit
-    breaker_cooldown_s: float = 60.0
+    backoff_base_s: float = Field(0.5, ge=0)
+    backoff_max_s: float = Field(8.0, ge=0)
+    breaker_failures: int = Field(3, ge=1)  # consecutive failures that open a host's circuit
+    breaker_cooldown_s: float = Field(60.0, ge=0)
+    # a body over this many bytes (after decompression) is refused, read no further; the largest
+    # live answers (SEC company facts of a large filer, a long 10-K) are tens of MB
+    max_response_bytes: int = Field(100 * 1024 * 1024, gt=0)
+    max_redirects: int = Field(5, ge=0, le=20)
     # requests per second per host; hosts not listed get ``default_rps``
-    rate_limits: dict[str, float] = Field(
+    rate_limits: dict[str, Rate] = Field(
         default_factory=lambda: {
             "www.sec.gov": 10.0,
             "data.sec.gov": 10.0,
@@ -46,9 +64,9 @@ class HttpSettings(BaseModel):
             "api.coingecko.com": 0.5,
         }
     )
-    default_rps: float = 5.0
+    default_rps: Rate = 5.0
     # cache freshness per source class, seconds; None = keep indefinitely
-    freshness: dict[str, float | None] = Field(
+    freshness: dict[str, Freshness | None] = Field(
         default_factory=lambda: {
             "quote": 60.0,
             "news": 300.0,
@@ -143,9 +161,23 @@ def _config_file() -> Path | None:
     if explicit:
         return Path(explicit)
     for candidate in (Path("findesk.toml"), Path.home() / ".config" / "findesk" / "config.toml"):
-        if candidate.is_file():
+        if candidate.exists():  # a folder in its place is reported by ``load_settings``, not skipped
             return candidate
     return None
+
+
+# <repo>/src/findesk/core/config.py -> <repo>: a source checkout finds ``../shared`` beside itself
+_CHECKOUT = Path(__file__).resolve().parents[3]
+
+
+def snapshot_search_paths() -> list[Path]:
+    """Where a snapshot is looked for when ``snapshot_dir`` is not set, in order."""
+    found: list[Path] = []
+    for base in (Path.cwd(), _CHECKOUT):
+        candidate = (base / ".." / "shared" / "snapshot").resolve()
+        if candidate not in found:
+            found.append(candidate)
+    return found
 
 
 class Settings(BaseSettings):
@@ -196,9 +228,7 @@ class Settings(BaseSettings):
         """The configured snapshot directory, or ``../shared/snapshot`` when it exists."""
         if self.snapshot_dir is not None:
             return self.snapshot_dir
-        checkout = Path(__file__).resolve().parents[3]  # <repo>/src/findesk/core/config.py -> <repo>
-        for base in (Path.cwd(), checkout):
-            candidate = (base / ".." / "shared" / "snapshot").resolve()
+        for candidate in snapshot_search_paths():
             if (candidate / "snapshot.json").is_file():
                 return candidate
         return None
@@ -207,8 +237,16 @@ class Settings(BaseSettings):
 def load_settings(**overrides: Any) -> Result[Settings]:
     """Load settings; a bad value or a missing explicit config file is ``invalid_input``."""
     explicit = os.environ.get("FINDESK_CONFIG")
-    if explicit and not Path(explicit).is_file():
+    if explicit and not Path(explicit).exists():
         return Err(ErrorCode.INVALID_INPUT, f"FINDESK_CONFIG points to {explicit}, which does not exist")
+    path = _config_file()
+    if path is not None and path.is_dir():
+        named = "FINDESK_CONFIG points to" if explicit else "the config file"
+        return Err(
+            ErrorCode.INVALID_INPUT,
+            f"{named} {path}, which is a folder, not a TOML file; "
+            f"point FINDESK_CONFIG at a file such as {path / 'findesk.toml'}",
+        )
     try:
         return Ok(Settings(**overrides))
     except ValidationError as exc:
@@ -218,16 +256,49 @@ def load_settings(**overrides: Any) -> Result[Settings]:
 
 
 def masked_settings(settings: Settings) -> dict[str, Any]:
-    """The effective settings as plain data, with every secret masked."""
-    data = settings.model_dump(mode="json")
-    for name, field in Settings.model_fields.items():
-        if field.annotation is not None and "SecretStr" in str(field.annotation):
-            value = getattr(settings, name)
-            data[name] = _mask(value.get_secret_value()) if value is not None else None
+    """The effective settings as plain data, with every credential masked (see the module rules)."""
+    data: dict[str, Any] = _masked(settings.model_dump(mode="json"))
     data["snapshot_dir (resolved)"] = str(settings.resolved_snapshot_dir() or "not found")
     data["config_file"] = str(_config_file() or "none")
     return data
 
 
-def _mask(secret: str) -> str:
-    return "****" + secret[-4:] if len(secret) >= 12 else "****"
+MASK = "***"
+# a field or query parameter named like this holds a credential (``fred_api_key``, ``apikey``, ``token``)
+SECRET_NAME = re.compile(
+    r"(^|[_-])(api)?key$|token$|secret$|passw(or)?d$|^sig(nature)?$|^auth|credential", re.I
+)
+
+
+def _masked(value: Any, name: str = "") -> Any:
+    if isinstance(value, dict):
+        return {k: _masked(v, str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_masked(v, name) for v in value]
+    if not isinstance(value, str) or not value:
+        return value
+    if SECRET_NAME.search(name):
+        return MASK
+    return mask_url(value) if "://" in value else value
+
+
+def mask_url(url: str) -> str:
+    """``url`` with its password and credential-named query values as ``***``; the scheme, user,
+    host, port, path and other parameters stay readable (which database, which server)."""
+    try:
+        parts = urlsplit(url)
+        netloc = parts.netloc
+        if "@" in netloc:
+            userinfo, _, hostport = netloc.rpartition("@")
+            user, has_password, _ = userinfo.partition(":")
+            netloc = f"{user}:{MASK}@{hostport}" if has_password else f"{MASK}@{hostport}"
+        query = parts.query
+        if query:
+            pairs = parse_qsl(query, keep_blank_values=True)
+            if any(SECRET_NAME.search(k) for k, _ in pairs):
+                query = urlencode([(k, MASK if SECRET_NAME.search(k) else v) for k, v in pairs], safe="*")
+        if (netloc, query) == (parts.netloc, parts.query):
+            return url  # rebuilding could drop a slash of ``sqlite:////abs/path``
+        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    except ValueError:  # not parseable as a URL: show nothing of it rather than risk a secret
+        return MASK

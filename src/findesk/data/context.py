@@ -1,8 +1,10 @@
 """The run's data context: which data mode and which as-of date.
 
 Rules:
-- Mode: ``--snapshot`` / ``--live`` override the setting; ``auto`` means the snapshot when a snapshot
-  directory is configured or found, live otherwise.
+- Mode: ``--snapshot`` / ``--live`` override the setting; ``auto`` means the snapshot, configured or
+  found. Live sources are used only when asked for (``--live`` or ``mode = "live"``): without a
+  snapshot, ``auto`` is ``not_configured`` with where the snapshot was looked for and how to point at
+  it, never a silent switch to live sources (whose calls fail without keys and a SEC User-Agent).
 - As-of: an explicit date wins; otherwise the snapshot's ``default_as_of`` (snapshot mode) or today in
   New York (live mode). Future dates are ``invalid_input``.
 - Every run states its context: "offline snapshot as of 2025-08-29" or "live".
@@ -17,7 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from findesk.core.config import Settings
+from findesk.core.config import Settings, snapshot_search_paths
 from findesk.core.dates import parse_date, today_new_york
 from findesk.core.result import Err, ErrorCode, Ok, Result
 
@@ -47,6 +49,12 @@ class DataContext(BaseModel):
         )
 
 
+_POINT_AT_IT = (
+    "Set FINDESK_SNAPSHOT_DIR (or snapshot_dir in findesk.toml) to the snapshot folder, the one holding "
+    "snapshot.json; or use live sources with --live (or FINDESK_MODE=live)"
+)
+
+
 def snapshot_default_as_of(snapshot_dir: Path) -> Result[date]:
     meta = snapshot_dir / "snapshot.json"
     try:
@@ -64,19 +72,21 @@ def resolve_context(
     snapshot_dir = settings.resolved_snapshot_dir()
     if snapshot_dir is not None and not (snapshot_dir / "snapshot.json").is_file():
         if wanted != "live":
+            what = "does not exist" if not snapshot_dir.exists() else "has no snapshot.json"
             return Err(
                 ErrorCode.NOT_CONFIGURED,
-                f"FINDESK_SNAPSHOT_DIR={snapshot_dir} is not a findesk snapshot "
-                "(no snapshot.json there); point it at the shared snapshot folder or use --live",
+                f"the snapshot directory {snapshot_dir} (FINDESK_SNAPSHOT_DIR / snapshot_dir) {what}, "
+                f"so it is not a findesk snapshot. {_POINT_AT_IT}",
             )
         snapshot_dir = None
-    if snapshot_dir is None and wanted == "snapshot":
+    if snapshot_dir is None and wanted != "live":
+        looked = ", ".join(str(p) for p in snapshot_search_paths())
         return Err(
             ErrorCode.NOT_CONFIGURED,
-            "no snapshot directory found: set FINDESK_SNAPSHOT_DIR to the snapshot folder "
-            "(default ../shared/snapshot) or use --live",
+            f"no offline snapshot found (looked for {looked}), and live sources are used only when "
+            f"asked for. {_POINT_AT_IT}",
         )
-    resolved: Literal["snapshot", "live"] = "live" if wanted == "live" or snapshot_dir is None else "snapshot"
+    resolved: Literal["snapshot", "live"] = "live" if wanted == "live" else "snapshot"
 
     explicit: date | None
     if isinstance(as_of, str):

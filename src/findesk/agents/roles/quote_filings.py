@@ -22,6 +22,7 @@ from findesk.agents.role import (
     outcome_value,
 )
 from findesk.data.models import Company, Filing, Quote
+from findesk.data.symbols import upper_symbol
 
 FORMS = ["10-K", "10-Q", "8-K"]
 MAX_FILINGS = 5
@@ -35,7 +36,7 @@ class TickerInput(BaseModel):
     @field_validator("symbol")
     @classmethod
     def _upper(cls, value: str) -> str:
-        return value.strip().upper()
+        return upper_symbol(value)  # folds ASCII only: 'ıbm' must not become IBM
 
 
 class CitedFiling(BaseModel):

@@ -25,7 +25,6 @@ import asyncio
 import hashlib
 import json
 import logging
-import re
 import sqlite3
 import threading
 from collections.abc import Mapping
@@ -34,13 +33,13 @@ from pathlib import Path
 
 import httpx
 
+from findesk.core.config import SECRET_NAME
+
 log = logging.getLogger(__name__)
 
 CACHE_FILE = "http-cache.sqlite3"
 # api_key, apikey, x-api-key, key, access_token, client_secret, sig … but not "keyword" or "monkey"
-_SECRET_PARAM = re.compile(
-    r"(^|[_-])(api)?key$|token$|secret$|passw(or)?d$|^sig(nature)?$|^auth|credential", re.I
-)
+_SECRET_PARAM = SECRET_NAME  # the same names ``config show`` masks
 _UNSTORED_HEADERS = frozenset(
     {"set-cookie", "content-encoding", "content-length", "transfer-encoding", "connection"}
 )

@@ -15,6 +15,17 @@ Rules this module keeps:
 - A JSON body that does not parse is evicted from the cache so the next call asks again.
 - Time (``clock``: epoch seconds for cache ages, Retry-After dates and the breaker; ``monotonic``: the
   per-host request spacing), waiting (``sleep``) and jitter (``rng``) are injectable so tests never sleep.
+- Limits that hold against a hostile or broken server:
+  - ``timeout_s`` is one deadline for a whole attempt (connect, redirects, headers and every byte of
+    the body), not a per-read timeout that a server trickling a byte at a time never trips. A call
+    takes at most ``(retries + 1) * timeout_s`` plus the backoff waits.
+  - The body is streamed and counted: over ``max_response_bytes`` (declared by ``Content-Length``
+    or counted after decompression) the request stops and is ``bad_response``, not retried, so
+    memory holds at most the cap (plus one network chunk).
+  - Redirects are followed here (at most ``max_redirects``), and one that leaves the first URL's
+    origin (scheme, host, port) drops every credential header (``Authorization``, ``Cookie``,
+    ``X-Api-Key`` and anything named like a key or token): another host never sees a vendor's key.
+    Query-string keys are never carried over: the next URL is the server's ``Location`` as given.
 """
 
 from __future__ import annotations
@@ -31,7 +42,7 @@ from typing import Any, TypedDict, Unpack
 
 import httpx
 
-from findesk.core.config import HttpSettings
+from findesk.core.config import SECRET_NAME, HttpSettings
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.http.breaker import CircuitBreaker
 from findesk.data.http.cache import CachedResponse, HttpCache, cache_key, redact_url
@@ -45,6 +56,23 @@ __all__ = ["GetOptions", "HttpClient", "HttpResponse"]
 log = logging.getLogger(__name__)
 
 DEFAULT_SOURCE = "http"  # who an error is attributed to when the caller does not say
+_CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie"})
+
+
+def _is_credential(header: str) -> bool:
+    return header.lower() in _CREDENTIAL_HEADERS or SECRET_NAME.search(header) is not None
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1024 * 1024):g} MiB"
+
+
+class _TooLargeError(Exception):
+    """The body passed ``max_response_bytes``; ``declared``: the size the server announced."""
+
+    def __init__(self, declared: int | None) -> None:
+        super().__init__(declared)
+        self.declared = declared
 
 
 class GetOptions(TypedDict, total=False):
@@ -79,7 +107,7 @@ class HttpClient:
             transport=transport,
             timeout=self.settings.timeout_s,
             headers={"User-Agent": user_agent},
-            follow_redirects=True,
+            follow_redirects=False,  # followed by ``_fetch``, which drops credentials across origins
         )
         self._cache = HttpCache(cache_dir) if cache_dir is not None else None
         self._breaker = CircuitBreaker(
@@ -208,10 +236,22 @@ class HttpClient:
             retry_after = None
             await self._limits.acquire(host)
             try:
-                resp = await self._client.send(request)
-            except httpx.TimeoutException:
+                resp, content = await self._fetch(request)
+            except (TimeoutError, httpx.TimeoutException):
                 last = timeout_error(host, self.settings.timeout_s, source, attempt)
                 continue
+            except _TooLargeError as exc:
+                cap = self.settings.max_response_bytes
+                announced = f" (it announced {_mib(exc.declared)})" if exc.declared is not None else ""
+                reason = (
+                    f"{host} sent a response over {_mib(cap)}{announced}; findesk stopped reading it "
+                    f"(http.max_response_bytes = {cap})"
+                )
+                details = {"host": host, "limit_bytes": cap}
+                return Err(ErrorCode.BAD_RESPONSE, reason, source, details), False
+            except httpx.InvalidURL as exc:  # a redirect to a Location that is no URL
+                reason = f"{host} redirected to an invalid URL ({exc})"
+                return Err(ErrorCode.BAD_RESPONSE, reason, source, {"host": host}), False
             except httpx.UnsupportedProtocol as exc:
                 return Err(ErrorCode.INVALID_INPUT, f"cannot request {host}: {exc}", source), False
             except httpx.TransportError as exc:
@@ -231,7 +271,7 @@ class HttpClient:
                         url=redact_url(resp.url),
                         status=status,
                         headers=dict(resp.headers),
-                        content=resp.content,
+                        content=content,
                         elapsed_s=time.perf_counter() - started,
                     )
                 ), False
@@ -241,6 +281,49 @@ class HttpClient:
             retry_after = parse_retry_after(resp.headers.get("retry-after"), self._clock())
         assert last is not None  # the loop runs at least once and only falls through on a failure
         return last, True
+
+    async def _fetch(self, request: httpx.Request) -> tuple[httpx.Response, bytes]:
+        """One attempt: the final response (redirects followed) and its body, within one deadline."""
+        async with asyncio.timeout(self.settings.timeout_s):
+            current = request
+            for _ in range(self.settings.max_redirects + 1):
+                resp = await self._client.send(current, stream=True)
+                try:
+                    if not resp.has_redirect_location:
+                        return resp, await self._read_capped(resp)
+                finally:
+                    await resp.aclose()
+                current = self._redirected(request, current, resp)
+            raise httpx.TooManyRedirects(
+                f"more than {self.settings.max_redirects} redirects (http.max_redirects)", request=current
+            )
+
+    def _redirected(
+        self, first: httpx.Request, current: httpx.Request, resp: httpx.Response
+    ) -> httpx.Request:
+        """The GET a redirect asks for; credential headers stay behind when it leaves ``first``'s origin."""
+        url = current.url.join(resp.headers["location"])
+        headers = httpx.Headers(current.headers)
+        del headers["host"]  # set from the new URL
+        origin = (first.url.scheme, first.url.host, first.url.port)
+        if (url.scheme, url.host, url.port) != origin:
+            for name in [n for n in headers if _is_credential(n)]:
+                del headers[name]
+        return self._client.build_request("GET", url, headers=headers)
+
+    async def _read_capped(self, resp: httpx.Response) -> bytes:
+        cap = self.settings.max_response_bytes
+        declared = resp.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > cap:
+            raise _TooLargeError(int(declared))
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in resp.aiter_bytes():
+            size += len(chunk)
+            if size > cap:
+                raise _TooLargeError(None)
+            chunks.append(chunk)
+        return b"".join(chunks)
 
     def _stale_or(self, error: Err, cached: CachedResponse | None) -> Result[HttpResponse]:
         if cached is None:

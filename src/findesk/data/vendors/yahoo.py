@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.formats.yahoo import Chart, chart_bars, chart_quote, parse_chart, parse_search_news
 from findesk.data.models import NewsItem, PriceBars, Quote, Source
-from findesk.data.symbols import normalize_symbol
+from findesk.data.symbols import normalize_symbol, upper_symbol
 from findesk.data.vendors.base import Category, HttpVendor
 
 CHART_URL = "https://query1.finance.yahoo.com/v8/finance/chart/{symbol}"
@@ -36,7 +36,7 @@ class YahooVendor(HttpVendor):
     categories = frozenset({Category.QUOTE, Category.BARS, Category.NEWS})
 
     def _symbol(self, raw: str) -> Result[str]:
-        text = raw.strip().upper()
+        text = upper_symbol(raw)
         if _INDEX.match(text):
             return Ok(text)
         got = normalize_symbol(text)

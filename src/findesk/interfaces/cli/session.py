@@ -2,7 +2,8 @@
 
 Rules: a command never shows a traceback for a known problem; every ``Err`` becomes one line on
 stderr (``findesk: <code>: <reason>``) and a non-zero exit code from ``EXIT_CODES``; ``--json``
-output is a single JSON document on stdout (errors too, as ``{"error": ...}``).
+output is a single JSON document on stdout (errors too, as ``{"error": {"code", "message"}}``, the
+very body the HTTP API answers for the same mistake: ``error_body``).
 
 Import cost: every command (``findesk --help`` too) imports this module, so it imports only what
 printing and exit codes need; settings, the data context, the router (vendors, HTTP client) and
@@ -56,9 +57,14 @@ class Session:
     router: DataRouter
 
 
+def error_body(error: Err) -> dict[str, Any]:
+    """The JSON error of a command, the same shape as the HTTP API's (``ApiError.of``)."""
+    return {"error": {"code": error.code.value, "message": error.reason}}
+
+
 def fail(error: Err, as_json: bool = False) -> NoReturn:
     if as_json:
-        print(json.dumps({"error": error.to_dict()}, ensure_ascii=False))
+        print(json.dumps(error_body(error), ensure_ascii=False))
     stderr.print(f"findesk: {error.message()}", markup=False, highlight=False)
     raise typer.Exit(EXIT_CODES.get(error.code, 1))
 

@@ -10,6 +10,14 @@ Rules:
   way: sinks (live trace on stderr unless quiet or machine output, the audit log, optional JSONL),
   the checkpointer (so ``findesk runs resume RUN_ID`` can finish an interrupted run), the runner, and
   the renderer. Every run is written to the audit log.
+- ``--output`` and ``--events`` are checked before the run (``outputs``): a folder or an unwritable
+  path is a one-line ``invalid_input``, not an error after the work is done. The report is written
+  whole or not at all; a failed write (a full disk) exits non-zero naming the run, whose report the
+  audit log still holds.
+- A run the audit log could not record completely (a full disk, a locked database) is written to it
+  once more from the run's own events (writing an event twice changes nothing), so its record is not
+  left ``running``; if that fails too the command says so and exits non-zero, after delivering the
+  report.
 """
 
 from __future__ import annotations
@@ -26,8 +34,9 @@ from typing import Any
 
 import typer
 
-from findesk.core.result import Err, ErrorCode, Result
+from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.interfaces.cli import session as ses
+from findesk.interfaces.cli.outputs import EventsFile, ReportFile
 
 
 class RunMode(StrEnum):
@@ -175,12 +184,7 @@ async def _checkpointer(settings: Any, spec: Any) -> AsyncIterator[Any]:
 
 def execute(spec: Any, raw: Any, opts: RunOptions, *, resume: Any = None) -> Any:
     """Run ``spec`` on ``raw`` with the shared options, record it, and print or write the report."""
-    from findesk.core.events.audit import open_audit_log
-    from findesk.core.events.jsonl import JsonlSink
-    from findesk.core.events.trace import Sink
     from findesk.data.context import resolve_context
-    from findesk.interfaces.cli.live_view import LiveView
-    from findesk.workflows.runner import run_workflow
 
     as_json = opts.as_json
     formats = formats_of(spec)
@@ -192,12 +196,41 @@ def execute(spec: Any, raw: Any, opts: RunOptions, *, resume: Any = None) -> Any
     settings = ses.load(as_json)
     data_mode: Any = None if opts.snapshot is None else ("snapshot" if opts.snapshot else "live")
     context = ses.unwrap(resolve_context(settings, mode=data_mode, as_of=opts.as_of), as_json)
-    audit = ses.unwrap(open_audit_log(settings), as_json)
-    sinks: list[Sink] = [audit]
+    report_file = None if opts.output is None else ses.unwrap(ReportFile.prepare(opts.output), as_json)
+    try:
+        run, problem = _run(spec, raw, opts, settings, context, resume)
+        show(spec, run, opts, report_file)
+    finally:
+        if report_file is not None:
+            report_file.discard()
+    if problem is not None:  # stderr only: stdout already holds the report
+        ses.fail(Err(ErrorCode.UNAVAILABLE, problem))
+    return run
+
+
+def _run(
+    spec: Any, raw: Any, opts: RunOptions, settings: Any, context: Any, resume: Any
+) -> tuple[Any, str | None]:
+    """The finished run, and why a sink failed (after the run: the report is delivered first)."""
+    from findesk.core.events.audit import open_audit_log
+    from findesk.core.events.trace import MemorySink, Sink
+    from findesk.interfaces.cli.live_view import LiveView
+    from findesk.workflows.runner import run_workflow
+
+    as_json = opts.as_json
+    events = None if opts.jsonl is None else ses.unwrap(EventsFile.open(opts.jsonl), as_json)
+    opened = open_audit_log(settings)
+    if isinstance(opened, Err):
+        if events is not None:
+            events.close()
+        ses.fail(opened, as_json)
+    audit = opened.value
+    memory = MemorySink()  # the run's events once more, to re-record them if the audit log loses some
+    sinks: list[Sink] = [audit, memory]
     if not opts.quiet and opts.fmt == "terminal":
         sinks.append(LiveView())
-    if opts.jsonl is not None:
-        sinks.append(JsonlSink(opts.jsonl))
+    if events is not None:
+        sinks.append(events)
 
     async def main() -> Result[Any]:
         async with _checkpointer(settings, spec) as saver:
@@ -217,12 +250,40 @@ def execute(spec: Any, raw: Any, opts: RunOptions, *, resume: Any = None) -> Any
     finally:
         for sink in sinks:
             sink.close()
+    lost = _recorded(audit, memory.events, settings)  # a refused or failed run is recorded too
+    if lost is not None and isinstance(result, Err):
+        ses.warn(lost)
     run = ses.unwrap(result, as_json)
-    show(spec, run, opts)
-    return run
+    problems = [p for p in (lost, events and events.failure) if p]
+    return run, "; ".join(problems) or None
 
 
-def show(spec: Any, run: Any, opts: RunOptions) -> None:
+def _recorded(audit: Any, events: list[Any], settings: Any) -> str | None:
+    """None when the audit log holds the whole run; else one more try, then why it still does not."""
+    from findesk.core.events.audit import open_audit_log
+
+    lost = audit.last_error
+    if lost is None or not events:
+        return None
+    again = open_audit_log(settings)
+    if isinstance(again, Ok):
+        log = again.value
+        for event in events:
+            log.write(event)
+        log.close()
+        if log.last_error is None:
+            ses.warn(f"the audit log lost events of run {events[0].run_id} ({lost}); recorded them again")
+            return None
+        lost = log.last_error
+    else:
+        lost = again.reason
+    return (
+        f"the audit log {audit.location} could not record run {events[0].run_id} ({lost}); "
+        "the report is complete, but `findesk runs` will not show this run as finished"
+    )
+
+
+def show(spec: Any, run: Any, opts: RunOptions, report_file: ReportFile | None = None) -> None:
     from findesk.interfaces.cli.views import terminal_view
 
     report = run.report
@@ -230,13 +291,18 @@ def show(spec: Any, run: Any, opts: RunOptions) -> None:
         terminal_view(spec)(ses.stdout, run, opts.details)
         return
     text = render_text(spec, report, opts.fmt, opts.details)
-    if opts.output is not None:
-        opts.output.write_text(text, encoding="utf-8")
-        ses.stdout.print(
-            f"[dim]{spec.name} written to {opts.output} · run {run.run_id}[/dim]", highlight=False
-        )
+    if opts.output is None:
+        print(text)
         return
-    print(text)
+    target = report_file or ses.unwrap(ReportFile.prepare(opts.output), opts.as_json)
+    written = target.write(text)
+    if isinstance(written, Err):
+        reason = (
+            f"{written.reason}; the run finished and the audit log holds its report "
+            f"(`findesk runs show {run.run_id}`)"
+        )
+        ses.fail(Err(written.code, reason), opts.as_json)
+    ses.stdout.print(f"[dim]{spec.name} written to {opts.output} · run {run.run_id}[/dim]", highlight=False)
 
 
 def render_text(spec: Any, report: Any, fmt: str, details: bool) -> str:

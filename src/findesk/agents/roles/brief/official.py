@@ -60,6 +60,7 @@ from findesk.data.models import (
 )
 from findesk.data.models.market import PriceRange
 from findesk.data.router import DO_NOT_ESTIMATE
+from findesk.data.symbols import upper_symbol
 from findesk.knowledge.filings.highlights import event_excerpt
 from findesk.tools.highlights import BusinessOverview, RiskFactorList
 
@@ -78,7 +79,7 @@ class BriefInput(BaseModel):
     @field_validator("symbol")
     @classmethod
     def _upper(cls, value: str) -> str:
-        return value.strip().upper()
+        return upper_symbol(value)  # folds ASCII only: 'ıbm' must not become IBM
 
 
 SYSTEM_PROMPT = (
