@@ -337,3 +337,14 @@ def test_the_module_is_pure() -> None:
     """No I/O and no workflow types: the module imports only the standard library's math and re."""
     imported = {name for name, value in vars(fmt).items() if type(value).__name__ == "module"}
     assert imported <= {"math", "re"}
+
+
+@pytest.mark.parametrize("shown", [one_line, md, lambda t: clip_line(t, 80), lambda t: word_clip(t, 80)])
+def test_a_right_to_left_override_in_data_text_cannot_reverse_the_rest_of_the_line(
+    shown: Callable[[str], str],
+) -> None:
+    # a post author "\u202eevil" would print every later character of the line right to left
+    title = "Buy now \u202e2025-08-29 \u2066isolated\u2069 \u202aembedded\u202c"
+    out = shown(title)
+    assert not any(ch in out for ch in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+    assert "2025-08-29 isolated embedded" in out

@@ -10,7 +10,10 @@ Rules:
   2 decimals of T/B/M, ``number`` to ``digits``); Python's round-half-even applies (``price(0.125)``
   is "0.12").
 - Text primitives return one line (runs of whitespace, newlines included, collapse to one space),
-  except ``clip``, which cuts the text it is given. Clipped text ends with "…" and, for ``limit`` ≥ 1,
+  except ``clip``, which cuts the text it is given. The one-line primitives also drop explicit bidi
+  embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069): one unclosed right-to-left
+  override in a post title or author name would make the rest of the line (a date, a URL, a figure)
+  read reversed in a terminal, a Markdown viewer or a page. Clipped text ends with "…" and, for ``limit`` ≥ 1,
   stays within ``limit`` characters (``word_clip``: within ``limit`` + 2, for its " …").
 - Markdown helpers (``md``, ``md_url``) make data text inert: it can never become Markdown structure
   or raw HTML; only a whole ``http(s)://`` URL (``is_http``) becomes a link.
@@ -114,9 +117,16 @@ def duration_ms(value: float) -> str:
 # ---- text ----
 
 
+_BIDI_CONTROLS = str.maketrans("", "", "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.translate(_BIDI_CONTROLS).split())
+
+
 def one_line(text: object) -> str:
-    """Any value as one line of text: whitespace collapsed, None as ``NONE``."""
-    return NONE if text is None else " ".join(str(text).split())
+    """Any value as one line of text: whitespace collapsed, bidi controls dropped, None as ``NONE``."""
+    return NONE if text is None else _flat(str(text))
 
 
 def clip(text: str, limit: int) -> str:
@@ -128,14 +138,14 @@ def clip(text: str, limit: int) -> str:
 def clip_line(text: str, limit: int) -> str:
     """``text`` on one line, cut hard to ``limit`` characters, "…" included. Unlike ``clip`` a space
     before the cut is kept ("abc …"): the live trace has always printed its lines so."""
-    flat = " ".join(text.split())
+    flat = _flat(text)
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def word_clip(text: str, limit: int) -> str:
     """``text`` on one line, cut at the last word boundary within ``limit`` characters and ended with
     " …" (a word longer than ``limit`` is cut inside); trailing ", ; :" are dropped before the mark."""
-    flat = " ".join(text.split())
+    flat = _flat(text)
     if len(flat) <= limit:
         return flat
     cut = flat[:limit].rsplit(" ", 1)[0] if " " in flat[:limit] else flat[:limit]

@@ -24,7 +24,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Iterable
 
-from findesk.core.formatting import NONE, is_http, plural
+from findesk.core.formatting import is_http, one_line, plural
 from findesk.guardrails.safe_markdown import block_html, inline_html
 from findesk.workflows.brief import lines as txt
 from findesk.workflows.brief.models import SECTION_NAMES, SECTION_TITLES, Briefing, SectionName
@@ -57,8 +57,8 @@ UNVERIFIED = f'<span class="unverified">{html.escape(txt.UNVERIFIED)}</span>'
 
 
 def e(text: object) -> str:
-    """Data as inert HTML text."""
-    return html.escape(NONE if text is None else str(text), quote=True)
+    """Data as inert HTML text, on one line (``one_line``: no bidi override can reverse the page)."""
+    return html.escape(one_line(text), quote=True)
 
 
 def link(url: str | None, label: str | None = None) -> str:
