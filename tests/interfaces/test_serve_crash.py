@@ -2,15 +2,13 @@
 the next server on the same state directory closes the run as interrupted, so ``GET /v1/runs/{id}``
 and ``findesk runs list`` no longer show it running forever.
 
-The run is the gated test workflow (``tests/workflows/gated_workflow.py``, plugged in through
+The run is the gated test workflow (``GATED`` in ``tests/plugin_workflows.py``, plugged in through
 ``FINDESK_WORKFLOWS``): it waits in its worker until the test kills the server.
 """
 
 from __future__ import annotations
 
 import os
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -20,13 +18,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-WORKFLOWS_DIR = Path(__file__).parent.parent / "workflows"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from plugin_workflows import GATE_ENV, plugin_env
+from serve_kit import Server, environment
 
 
 def _state(pid: int) -> str | None:
@@ -58,58 +51,20 @@ def _descendants(root: int) -> set[int]:
     return found
 
 
-class _Server:
-    def __init__(self, env: dict[str, str], log: Path) -> None:
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = log
-        with log.open("wb") as out:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "findesk", "serve", "--host", "127.0.0.1", "--port", str(self.port)],
-                env=env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
-
-    def wait_healthy(self, timeout_s: float = 60.0) -> None:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            assert self.proc.poll() is None, self.log.read_text()
-            try:
-                if httpx.get(f"{self.url}/healthz", timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
-        raise AssertionError(f"findesk serve never answered:\n{self.log.read_text()}")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-
 @pytest.fixture
 def env(tmp_path: Path, snapshot_dir: Path) -> Iterator[dict[str, str]]:
     gates = tmp_path / "gates"
     gates.mkdir()
-    environment = {k: v for k, v in os.environ.items() if not k.startswith(("FINDESK_", "GATED_"))}
-    environment |= {
-        "FINDESK_SNAPSHOT_DIR": str(snapshot_dir),
-        "FINDESK_STATE_DIR": str(tmp_path / "state"),
-        "FINDESK_CACHE_DIR": os.environ["FINDESK_CACHE_DIR"],
-        "FINDESK_CONFIG": os.environ["FINDESK_CONFIG"],
-        "FINDESK_API__WORKERS": "1",
-        "FINDESK_WORKFLOWS": "gated_workflow:SPEC",
-        "GATED_WORKFLOW_DIR": str(gates),
-        "PYTHONPATH": os.pathsep.join([str(WORKFLOWS_DIR), os.environ.get("PYTHONPATH", "")]),
-        "COLUMNS": "250",
-    }
-    yield environment
+    yield environment(
+        ("FINDESK_", GATE_ENV),
+        FINDESK_SNAPSHOT_DIR=str(snapshot_dir),
+        FINDESK_STATE_DIR=str(tmp_path / "state"),
+        FINDESK_CACHE_DIR=os.environ["FINDESK_CACHE_DIR"],
+        FINDESK_CONFIG=os.environ["FINDESK_CONFIG"],
+        FINDESK_API__WORKERS="1",
+        COLUMNS="250",
+        **{GATE_ENV: str(gates)},
+    ) | plugin_env("GATED")
     (gates / "x").touch()  # lets a stray run finish rather than wait out its gate
 
 
@@ -126,8 +81,8 @@ def _wait_for(what: str, check: object, timeout_s: float) -> None:
 def test_killing_the_server_leaves_no_worker_and_its_run_reads_interrupted_after_restart(
     env: dict[str, str], tmp_path: Path
 ) -> None:
-    gates = Path(env["GATED_WORKFLOW_DIR"])
-    server = _Server(env, tmp_path / "serve-1.log")
+    gates = Path(env[GATE_ENV])
+    server = Server(env, tmp_path / "serve-1.log")
     try:
         server.wait_healthy()
         with (
@@ -152,7 +107,7 @@ def test_killing_the_server_leaves_no_worker_and_its_run_reads_interrupted_after
     )
 
     # the restarted server needs no worker to close the run (and starts faster without one)
-    again = _Server(env | {"FINDESK_API__WORKERS": "0"}, tmp_path / "serve-2.log")
+    again = Server(env | {"FINDESK_API__WORKERS": "0"}, tmp_path / "serve-2.log")
     try:
         again.wait_healthy()
         assert "closed 1 run(s) left running by a process that ended" in again.log.read_text()

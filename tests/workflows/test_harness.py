@@ -1,6 +1,7 @@
-"""One harness for every workflow: a workflow defined in a test file (``harness_workflow``) is served by
-the CLI and the Python API through ``FINDESK_WORKFLOWS`` with no change to findesk, recorded in the audit
-log, replayed, and — killed mid-graph — resumed from its checkpoint to the same report."""
+"""One harness for every workflow: a workflow defined in a test module (``HARNESS`` in
+``plugin_workflows``) is served by the CLI and the Python API through ``FINDESK_WORKFLOWS`` with no
+change to findesk, recorded in the audit log, replayed, and — killed mid-graph — resumed from its
+checkpoint to the same report."""
 
 from __future__ import annotations
 
@@ -11,28 +12,23 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import harness_workflow
 import pytest
 
 from findesk.core.config import Settings
 from findesk.core.result import Err
 from findesk.workflows import inprocess, registry
+from plugin_workflows import KILL_ENV, plugin_env, target
 
-HERE = Path(__file__).parent
-PLUGIN = "harness_workflow:SPEC"
+PLUGIN = target("HARNESS")
 VOLATILE = ("run_id",)
 
 
 def findesk(*args: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith("FINDESK_") and k != harness_workflow.KILL_ENV
-    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FINDESK_") and k != KILL_ENV}
     for key in ("FINDESK_CACHE_DIR", "FINDESK_CONFIG", "FINDESK_STATE_DIR", "FINDESK_SNAPSHOT_DIR"):
         if key in os.environ:
             env[key] = os.environ[key]
-    env["FINDESK_WORKFLOWS"] = PLUGIN
-    env["PYTHONPATH"] = os.pathsep.join([str(HERE), env.get("PYTHONPATH", "")])
-    env.update(extra_env)
+    env |= plugin_env("HARNESS") | extra_env
     return subprocess.run(
         [sys.executable, "-m", "findesk", *args], capture_output=True, text=True, env=env, timeout=300
     )
@@ -90,9 +86,10 @@ def test_a_plugin_cannot_shadow_a_built_in_workflow(monkeypatch: pytest.MonkeyPa
 def test_a_run_killed_mid_graph_resumes_from_its_checkpoint_with_the_same_result(snapshot_dir: Path) -> None:
     clean = findesk("test", "NVDA", "--format", "json", "-q")
     assert clean.returncode == 0, clean.stderr
-    killed = findesk("test", "NVDA", "--format", "json", "-q", **{harness_workflow.KILL_ENV: "1"})
+    killed = findesk("test", "NVDA", "--format", "json", "-q", **{KILL_ENV: "1"})
     assert killed.returncode == -9, killed.stderr  # SIGKILL: no closing event, no cleanup
-    run = next(r for r in _runs() if r["status"] == "running" and r["title"].startswith("test NVDA"))
+    run = next(r for r in _runs() if r["status"] == "error" and r["title"].startswith("test NVDA"))
+    assert run["error"].startswith("interrupted: ")  # its process is gone: read as interrupted at once
     before = json.loads(findesk("runs", "show", run["run_id"], "--json").stdout)["events"]
     assert [e["data"]["name"] for e in before if e["data"]["type"] == "tool_call"] == ["get_quote"]
 

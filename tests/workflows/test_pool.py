@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gated_workflow import GATE_ENV
 
 from findesk.core.config import Settings
 from findesk.core.events.model import Event
@@ -25,6 +24,7 @@ from findesk.data.context import resolve_context
 from findesk.workflows.pool import WorkflowJob, WorkflowPool
 from findesk.workflows.registry import PLUGINS_ENV
 from findesk.workflows.runner import RunStart
+from plugin_workflows import GATE_ENV, target
 
 
 @pytest.fixture
@@ -108,7 +108,7 @@ def gated_pool(
     """Two workers that know the gated workflow (a run that waits for its gate file)."""
     gates = tmp_path / "gates"
     gates.mkdir()
-    monkeypatch.setenv(PLUGINS_ENV, "gated_workflow:SPEC")  # inherited by the spawned workers
+    monkeypatch.setenv(PLUGINS_ENV, target("GATED"))  # inherited by the spawned workers
     monkeypatch.setenv(GATE_ENV, str(gates))
     settings = Settings(
         snapshot_dir=snapshot_dir, cache_dir=tmp_path / "cache", state_dir=tmp_path, chains={}

@@ -3,37 +3,19 @@ cap before they report what they spent; the run's end settles the reservation to
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from access_kit import at_once
 
 from findesk.core.access.keys import ApiKey, KeyStore
-from findesk.core.access.limits import Admission, admit, record_cost, spent_today
+from findesk.core.access.limits import admit, record_cost, spent_today
 from findesk.core.config import ApiTier
-from findesk.core.result import Err, ErrorCode, Ok, Result
+from findesk.core.result import Err, ErrorCode, Ok
 
 T0 = datetime(2025, 3, 4, 12, 0, tzinfo=UTC)
 TIER = ApiTier(rpm=100, daily_cost_usd=1.0)
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "audit.sqlite3"
-
-
-@pytest.fixture
-def store(db: Path) -> Iterator[KeyStore]:
-    opened = KeyStore.open(f"sqlite:///{db}").unwrap()
-    yield opened
-    opened.close()
-
-
-@pytest.fixture
-def key(store: KeyStore) -> ApiKey:
-    return store.create("desk", "free", tiers=("free",)).unwrap()[0]
 
 
 def test_a_run_reserves_its_budget_until_it_settles_to_what_it_spent(store: KeyStore, key: ApiKey) -> None:
@@ -79,26 +61,9 @@ def test_an_unsettled_reservation_stays_charged(db: Path, key: ApiKey) -> None:
     restarted.close()
 
 
-def test_simultaneous_runs_never_reserve_more_than_the_cap(db: Path, key: ApiKey) -> None:
+def test_simultaneous_runs_never_reserve_more_than_the_cap(key: ApiKey, db: Path) -> None:
     # ten server processes admit one run each at the same moment, each wanting the full model budget
-    stores = [KeyStore.open(f"sqlite:///{db}").unwrap() for _ in range(10)]
-    start = threading.Barrier(len(stores))
-    results: list[Result[Admission]] = []
-    lock = threading.Lock()
-
-    def request(own: KeyStore) -> None:
-        start.wait()
-        outcome = admit(own, key, TIER, now=T0, costly=True, reserve_usd=0.3)
-        with lock:
-            results.append(outcome)
-
-    threads = [threading.Thread(target=request, args=(s,)) for s in stores]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
-    for own in stores:
-        own.close()
+    results = at_once(db, 10, lambda own: admit(own, key, TIER, now=T0, costly=True, reserve_usd=0.3))
     admitted = [r.value for r in results if isinstance(r, Ok)]
     assert len(results) == 10 and len(admitted) == 4  # 0.3 + 0.3 + 0.3 + the last 0.1
     assert sum(a.reserved_usd for a in admitted) == pytest.approx(1.0)

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import sqlite3
-import threading
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from access_kit import at_once
 
 from findesk.core.access import limits
 from findesk.core.access.keys import ApiKey, KeyStore
@@ -27,23 +26,6 @@ from findesk.core.result import Err, ErrorCode, Ok, Result
 
 T0 = datetime(2025, 3, 4, 12, 0, tzinfo=UTC)
 TIERS = ("free", "pro")
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "audit.sqlite3"
-
-
-@pytest.fixture
-def store(db: Path) -> Iterator[KeyStore]:
-    opened = KeyStore.open(f"sqlite:///{db}").unwrap()
-    yield opened
-    opened.close()
-
-
-@pytest.fixture
-def key(store: KeyStore) -> ApiKey:
-    return store.create("desk", "free", tiers=TIERS).unwrap()[0]
 
 
 def refused(result: Result[Admission]) -> Err:
@@ -85,27 +67,10 @@ def test_retry_after_counts_down_to_the_oldest_request_leaving_the_window(
     assert admit(store, key, tier, now=T0 + timedelta(seconds=60), costly=False).unwrap().remaining_rpm == 0
 
 
-def test_twenty_simultaneous_requests_admit_exactly_the_limit(store: KeyStore, key: ApiKey, db: Path) -> None:
+def test_twenty_simultaneous_requests_admit_exactly_the_limit(key: ApiKey, db: Path) -> None:
     tier = ApiTier(rpm=5, daily_cost_usd=1.0)
     # one store per thread, as separate server processes would have: separate engines and connections
-    stores = [KeyStore.open(f"sqlite:///{db}").unwrap() for _ in range(20)]
-    start = threading.Barrier(len(stores))
-    results: list[Result[Admission]] = []
-    lock = threading.Lock()
-
-    def request(own: KeyStore) -> None:
-        start.wait()
-        outcome = admit(own, key, tier, now=T0, costly=False)
-        with lock:
-            results.append(outcome)
-
-    threads = [threading.Thread(target=request, args=(s,)) for s in stores]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
-    for own in stores:
-        own.close()
+    results = at_once(db, 20, lambda own: admit(own, key, tier, now=T0, costly=False))
 
     admitted = [r for r in results if isinstance(r, Ok)]
     denied = [r for r in results if isinstance(r, Err)]

@@ -5,9 +5,11 @@ starting on a shared database never closes another live server's runs."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from findesk.core.events import owners
@@ -61,7 +63,7 @@ def test_a_run_whose_process_died_is_closed_as_interrupted_and_live_runs_are_not
 
     log = AuditLog.open(url).unwrap()
     try:
-        assert log.find_run("0190deadrun0001").unwrap().status == "running"
+        assert [e.seq for e in log.events("0190deadrun0001")] == [1, 2]  # left open: no closing event
         _start(log, "0190liverun0001")  # this process is alive: its run is in progress
         _other_host(log, "0190farlive0001", 4242, seen_s_ago=5)
         _other_host(log, "0190fargone001", 4343, seen_s_ago=owners.STALE_S + 60)
@@ -99,5 +101,83 @@ def test_a_log_opened_read_only_cannot_close_runs(tmp_path: Path) -> None:
     try:
         refused = reader.close_interrupted_runs()
         assert isinstance(refused, Err) and "read-only" in refused.reason
+    finally:
+        reader.close()
+
+
+def _dead_here(log: AuditLog, run_id: str) -> None:
+    """A run owned by a process on this host that is gone: this pid, another start time (a recycled pid)."""
+    _start(log, run_id)
+    me = owners.this_process()
+    gone = owners.Owner(me.host, me.pid, "boot:0", me.space)
+    with log._writer.begin() as conn:  # type: ignore[union-attr]
+        owners.claim(conn, log._insert, gone, [run_id], time.time())
+
+
+def test_readers_show_a_dead_process_run_as_interrupted_before_anything_closes_it(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'audit.sqlite3'}"
+    log = AuditLog.open(url).unwrap()
+    try:
+        _dead_here(log, "0190deadhere001")
+        _start(log, "0190liverun0001")
+        reader = AuditLog.open(url, read_only=True).unwrap()
+        try:
+            dead = reader.find_run("0190deadhere0").unwrap()  # by prefix too
+            assert dead.status == "error" and dead.error is not None
+            assert dead.error.startswith(f"interrupted: the process running it (pid {os.getpid()} on ")
+            listed = {r.run_id: r for r in reader.list_runs()}
+            assert listed["0190deadhere001"] == dead
+            assert listed["0190liverun0001"].status == "running"  # a live process's run is left alone
+            assert reader.find_run("0190liverun0001").unwrap().status == "running"
+        finally:
+            reader.close()
+        assert [e.seq for e in log.events("0190deadhere001")] == [1, 2]  # reading wrote nothing
+
+        # closing records what readers showed, with the very same error text
+        assert log.close_interrupted_runs().unwrap() == ["0190deadhere001"]
+        closed = log.find_run("0190deadhere001").unwrap()
+        assert closed.model_copy(update={"event_count": 2}) == dead  # its duration too: not until found
+        assert [e.seq for e in log.events("0190deadhere001")] == [1, 2, 3]
+    finally:
+        log.close()
+
+
+def test_a_run_being_resumed_is_not_closed_under_it(tmp_path: Path) -> None:
+    log = AuditLog.open(f"sqlite:///{tmp_path / 'audit.sqlite3'}").unwrap()
+    try:
+        _dead_here(log, "0190resumed0001")
+        _dead_here(log, "0190otherdead01")
+        assert log.close_interrupted_runs(keep={"0190resumed0001"}).unwrap() == ["0190otherdead01"]
+        assert [e.seq for e in log.events("0190resumed0001")] == [1, 2]
+        assert log.close_interrupted_runs(keep={"0190resumed0001"}).unwrap() == []
+    finally:
+        log.close()
+
+
+def test_an_older_log_without_owner_tables_still_reads_and_derives_from_quiet_runs(tmp_path: Path) -> None:
+    """A log written before owners were kept, opened only read-only: no owner tables, no error; a run
+    quiet for longer than ``STALE_S`` reads interrupted, a recent one running."""
+    from sqlalchemy import create_engine, text
+
+    path = tmp_path / "audit.sqlite3"
+    url = f"sqlite:///{path}"
+    log = AuditLog.open(url).unwrap()
+    _start(log, "0190oldquiet001")
+    _start(log, "0190oldrecent01")
+    log.close()
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(text("DROP TABLE run_owners"))
+        conn.execute(text("DROP TABLE owners"))
+        conn.execute(
+            text("UPDATE runs SET updated_at = :old WHERE run_id = '0190oldquiet001'"),
+            {"old": datetime.now(UTC).replace(tzinfo=None) - timedelta(seconds=owners.STALE_S + 60)},
+        )
+    engine.dispose()
+    reader = AuditLog.open(url, read_only=True).unwrap()
+    try:
+        quiet = reader.find_run("0190oldquiet001").unwrap()
+        assert quiet.status == "error" and "no event for 300 s" in (quiet.error or "")
+        assert reader.find_run("0190oldrecent01").unwrap().status == "running"
     finally:
         reader.close()

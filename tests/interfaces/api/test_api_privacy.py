@@ -18,13 +18,14 @@ from fastapi.testclient import TestClient
 from findesk.core.config import ApiTier
 from findesk.core.result import Err, ErrorCode
 from findesk.workflows.registry import PLUGINS_ENV
+from plugin_workflows import target
 
 TIERS = {"big": ApiTier(rpm=1000, daily_cost_usd=100.0)}
 
 
 @pytest.fixture(autouse=True)
 def plugin(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(PLUGINS_ENV, "api_workflow:SPEC")
+    monkeypatch.setenv(PLUGINS_ENV, target("API"))
 
 
 def _key(client: TestClient, name: str) -> dict[str, str]:

@@ -1,5 +1,5 @@
 """``POST /v1/runs/{workflow}`` and ``GET /v1/workflows``: any registered workflow is listed and served
-over SSE — here one the API has never heard of (``api_workflow``, plugged in through
+over SSE — here one the API has never heard of (``API`` in ``plugin_workflows``, plugged in through
 ``FINDESK_WORKFLOWS``), the briefing and a single agent — in this process and in a worker process, with
 the same refusals, audit record and metrics as ``POST /v1/brief``."""
 
@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import api_workflow
 import pytest
 from api_kit import MakeApi, brief, parse_sse, run
 
 from findesk.core.events.model import EVENT_TYPES
 from findesk.workflows.brief.models import SECTION_NAMES, Briefing
 from findesk.workflows.registry import PLUGINS_ENV
+from plugin_workflows import NoteReport, SymbolIn, target
 
 AS_OF = "2025-08-29"
 
@@ -21,7 +21,7 @@ AS_OF = "2025-08-29"
 @pytest.fixture(autouse=True)
 def plugin(monkeypatch: pytest.MonkeyPatch) -> None:
     # set before any app starts: worker processes inherit the environment when they are spawned
-    monkeypatch.setenv(PLUGINS_ENV, "api_workflow:SPEC")
+    monkeypatch.setenv(PLUGINS_ENV, target("API"))
 
 
 def _check_stream(frames: list[Any], run_id: str) -> None:
@@ -48,7 +48,7 @@ def test_a_plugged_in_workflow_is_streamed_recorded_and_read_back(make_api: Make
     kinds = [f.event for f in frames]
     sections = [f.data["data"]["name"] for f in frames if f.event == "section"]
     assert sections == ["price", "note"] and kinds.index("section") < kinds.index("done")
-    report = api_workflow.NoteReport.model_validate(frames[-1].data["data"]["result"])
+    report = NoteReport.model_validate(frames[-1].data["data"]["result"])
     assert report.symbol == "AAPL" and report.price == pytest.approx(232.14)
     assert report.company and "Apple" in report.company
     assert report.agents == ["api_test_pricer", "api_test_namer"] and report.tool_calls == 2
@@ -82,7 +82,7 @@ def test_workflows_lists_every_workflow_and_agent_with_its_input_schema(make_api
     test = listed["test"]
     assert test["title"] == "API test workflow" and test["kind"] == "workflow"
     assert test["description"].startswith("Two fake agents")
-    assert test["input_schema"] == api_workflow.PriceIn.model_json_schema()
+    assert test["input_schema"] == SymbolIn.model_json_schema()
     assert test["input_schema"]["required"] == ["symbol"]
     assert test["sections"] == [{"name": "price", "title": "Price"}, {"name": "note", "title": "Note"}]
     assert [s["name"] for s in listed["brief"]["sections"]] == list(SECTION_NAMES)
@@ -172,7 +172,7 @@ def test_a_plugged_in_workflow_runs_in_a_worker_process(make_api: MakeApi) -> No
     _check_stream(frames, run_id)  # one sequence across the server and the worker
     assert frames[-2].data["data"]["type"] == "agent_end"
     assert [f.data["data"]["name"] for f in frames if f.event == "section"] == ["price", "note"]
-    report = api_workflow.NoteReport.model_validate(frames[-1].data["data"]["result"])
+    report = NoteReport.model_validate(frames[-1].data["data"]["result"])
     assert report.symbol == "NVDA" and report.price is not None and report.tool_calls == 2
     view = client.get(f"/v1/runs/{run_id}").json()
     assert view["workflow"] == "test" and view["run"]["status"] == "done"

@@ -1,7 +1,7 @@
 """Hostile third-party and user text in a real browser: nothing runs, every link is http(s), text stays text.
 
 One ``findesk serve`` (``browser_kit.serving``) runs on a copy of the snapshot with planted data, and with a
-plug-in workflow (``hostile_links``, written below into a temporary module, loaded through
+plug-in workflow (``hostile_links``: ``HOSTILE_LINKS`` in ``plugin_workflows``, loaded through
 ``FINDESK_WORKFLOWS``) whose section html is NOT sanitized by the server, so the page's own allow-list
 is the only fence it meets. Planted, each payload carrying a number so a failure names its place:
 
@@ -31,7 +31,6 @@ import csv
 import html
 import io
 import json
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,6 +38,8 @@ from typing import Any
 
 import pytest
 from browser_kit import Watch, assert_inert, chromium, overlay, require_browser, serving
+
+from plugin_workflows import BAD_HREFS, img, plugin_env
 
 require_browser()
 
@@ -50,35 +51,6 @@ ANCHOR = "The Company designs, manufactures and markets smartphones"
 SECTIONS = ("snapshot", "business", "events", "risks", "social", "divergences", "audit")
 WIDTH = 1280
 
-
-def img(n: int) -> str:
-    return f'<img src=x onerror="alert({n})">'
-
-
-# Link schemes that must never become a link (the raw href as an attacker would write it).
-BAD_HREFS = (
-    "javascript:alert(1)",
-    "JaVaScRiPt:alert(2)",
-    " \t javascript:alert(3)",
-    "java\tscript:alert(4)",
-    "java\nscript:alert(5)",
-    "\x01javascript:alert(6)",
-    "&#106;avascript:alert(7)",
-    "&#x6A;&#x61;vascript:alert(8)",
-    "javascript&colon;alert(9)",
-    "jav&#x09;ascript:alert(10)",
-    "data:text/html,<script>alert(11)</script>",
-    "data:text/html;base64,PHNjcmlwdD5hbGVydCgxMik8L3NjcmlwdD4=",
-    "vbscript:msgbox(13)",
-    "VBScript:msgbox(14)",
-    "file:///etc/passwd",
-    "mailto:someone@example.com",
-    "//evil.example/15",
-    "/v1/keys",
-    "#/runs/abcd",
-    "#source-1x",
-    "",
-)
 
 # Reddit posts (the 2025-07..08 export's schema): id, title (the full text's first line), author, subreddit,
 # and the title as the page shows it (a Markdown link to a web page is a link, "…" ends a clipped title).
@@ -158,105 +130,6 @@ FILING_TEXT = f"PLANTEDFILING {img(601)} <script>alert(602)</script> '><svg onlo
 )
 
 QUESTION = f'How does {img(701)} "><svg onload=alert(702)> [q](javascript:alert(703)) affect revenue?'
-
-# The plug-in's raw section: markup an attacker controls, sent to the page unsanitized.
-RAW_LINKS = "".join(f'<p><a href="{h}" title="bad {i}">bad link {i}</a></p>' for i, h in enumerate(BAD_HREFS))
-RAW_HTML = (
-    "<p>raw start</p>"
-    + RAW_LINKS
-    + '<p><a href="https://ok.example/good">good link</a> <a href="HTTPS://OK.EXAMPLE/UP">upper link</a>'
-    + ' <a href="#source-1">[1]</a></p>'
-    + f"<p>{img(801)}<script>alert(802)</script></p>"
-    + '<p title="x" onmouseover="alert(803)" style="background:url(javascript:alert(804))">handlers</p>'
-    + '<p><a href="https://ok.example/" onclick="alert(805)" style="color:red" target="_self">styled</a></p>'
-    + '<svg><a xlink:href="javascript:alert(806)"><text>svg link</text></a></svg>'
-    + '<math><mi href="javascript:alert(807)">math link</mi></math>'
-    + '<form action="javascript:alert(808)"><button formaction="javascript:alert(809)">go</button></form>'
-    + '<iframe srcdoc="<script>alert(810)</script>"></iframe><object data="javascript:alert(811)"></object>'
-    + '<embed src="javascript:alert(812)"><meta http-equiv="refresh" content="0;url=javascript:alert(813)">'
-    + '<base href="javascript:alert(814)//"><link rel="stylesheet" href="data:text/css,body{display:none}">'
-    + "<style>body{display:none}</style>"
-    + '<details open ontoggle="alert(815)"><summary>toggle</summary>inside</details>'
-    + '<p id="run-result" class="x&quot; onclick=&quot;alert(816)">clobber</p>'
-    + '<a href="javascript:alert(817)"><p>nested block link</p></a>'
-    + '<noscript><p title="</noscript><img src=x onerror=alert(818)>"></p></noscript>'
-    + "<p>raw end</p>"
-)
-
-PLUGIN = '''
-"""hostile_links: a plug-in workflow for tests/interfaces/api/test_browser_hostile.py (hostile on purpose)."""
-
-from __future__ import annotations
-
-from typing import Any, TypedDict
-
-from langgraph.graph import END, START, StateGraph
-from pydantic import BaseModel, ConfigDict
-
-from findesk.core.events.model import SectionReady
-from findesk.core.result import Ok
-from findesk.workflows.spec import WorkflowSpec
-
-RAW_HTML = __RAW__
-LINKS = __LINKS__
-
-
-class LinksInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    text: str
-
-
-class LinksReport(BaseModel):
-    echo: str
-    summary: str
-    links: list[str]
-    warnings: list[str]
-
-
-class LinksState(TypedDict, total=False):
-    inputs: LinksInput
-
-
-def _graph() -> StateGraph:
-    g = StateGraph(LinksState)
-    g.add_node("noop", lambda state: {})
-    g.add_edge(START, "noop")
-    g.add_edge("noop", END)
-    return g
-
-
-class _Sections:
-    def __init__(self, scope: Any) -> None:
-        self.scope = scope
-
-    def update(self, chunk: Any) -> None:
-        pass
-
-    def finish(self, report: LinksReport) -> None:
-        self.scope.tracer.emit(SectionReady(name="raw", title="Raw " + report.echo, index=1, html=RAW_HTML))
-
-
-def _assemble(state: Any, _scope: Any, _handler: Any) -> LinksReport:
-    text = state["inputs"].text
-    return LinksReport(echo=text, summary="Summary " + text, links=list(LINKS), warnings=["Warned " + text])
-
-
-SPEC = WorkflowSpec(
-    name="hostile_links",
-    title="Hostile links",
-    description="Sends a section of raw, unsanitized markup.",
-    input_model=LinksInput,
-    report_model=LinksReport,
-    graph=_graph,
-    initial_state=lambda given, _context: {"inputs": given},
-    assemble=_assemble,
-    headline=lambda report: report.echo,
-    check=Ok,
-    stream=lambda scope, _given: _Sections(scope),
-    sections=(("raw", "Raw"),),
-)
-'''
-
 
 REDDIT_COLUMNS = [
     *("id", "date", "full_text", "score", "upvote_ratio", "num_comments", "total_awards_received"),
@@ -338,11 +211,7 @@ def planted_snapshot(snapshot_dir: Path, tmp_path_factory: pytest.TempPathFactor
 
 @pytest.fixture(scope="module")
 def server(planted_snapshot: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    plugins = tmp_path_factory.mktemp("plugins")
-    source = PLUGIN.replace("__RAW__", repr(RAW_HTML)).replace("__LINKS__", repr(BAD_HREFS))
-    (plugins / "hostile_links_plugin.py").write_text(source, encoding="utf-8")
-    path = os.pathsep.join(p for p in (str(plugins), os.environ.get("PYTHONPATH", "")) if p)
-    env = {"FINDESK_WORKFLOWS": "hostile_links_plugin:SPEC", "PYTHONPATH": path}
+    env = plugin_env("HOSTILE_LINKS")
     with serving(planted_snapshot, tmp_path_factory.mktemp("serve"), env=env) as (url, _log):
         yield url
 

@@ -8,7 +8,7 @@ What these tests hold the page to:
 - A single agent (``agents.quote_filings``, deterministic, on the snapshot) runs from the picker and its
   run replays by id in the same view.
 - Nothing the server sends is markup except a section's html, which passes the page's allow-list: a
-  plug-in workflow (``page_echo``, written below into a temporary module and loaded through
+  plug-in workflow (``page_echo``: ``PAGE_ECHO`` in ``plugin_workflows``, loaded through
   ``FINDESK_WORKFLOWS``) carries ``<img onerror>`` and ``<script>`` payloads in its title, description,
   field description, section titles, section html, headline, report and refusal message, and echoes the
   user's input; the page shows them as text and nothing executes.
@@ -25,146 +25,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_kit import browser_page, require_browser, serving
+from browser_kit import Watch, browser_page, require_browser, serving
+
+from plugin_workflows import plugin_env, xss
 
 require_browser()
 
-from playwright.sync_api import Dialog, Page  # noqa: E402  (after the skip: Playwright may be missing)
+from playwright.sync_api import Page  # noqa: E402  (after the skip: Playwright may be missing)
 
 AGENT = "agents.quote_filings"
 ECHO = "page_echo"
 # What the user types: it comes back in the headline, a section, the report and the history.
 TYPED = '<img src=x onerror="window.__pwned = 1"><script>window.__pwned = 2</script>'
 
-# The plug-in: every string it hands the page carries a payload numbered after where it is.
-PLUGIN = '''
-"""page_echo: a plug-in workflow for tests/interfaces/api/test_page_workflows.py (hostile on purpose)."""
-
-from __future__ import annotations
-
-import html
-from datetime import date
-from typing import Any, Literal, TypedDict
-
-from langgraph.graph import END, START, StateGraph
-from pydantic import BaseModel, ConfigDict, Field
-
-from findesk.core.events.model import SectionReady
-from findesk.core.result import Err, ErrorCode, Ok
-from findesk.workflows.spec import WorkflowSpec
-
-
-def xss(n: int) -> str:
-    return f'<img src=x onerror="window.__pwned = {n}"><script>window.__pwned = {n}</script>'
-
-
-class EchoInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    text: str = Field(description="Echoed back. " + xss(10))
-    times: int = Field(1, ge=1, le=3, description="How many times")
-    shout: bool = False
-    day: date | None = None
-    tone: Literal["plain", "loud"] = "plain"
-    extra: dict[str, Any] | None = None
-
-
-class EchoReport(BaseModel):
-    echo: str
-    summary: str
-    inputs: EchoInput
-    warnings: list[str]
-
-
-class EchoState(TypedDict, total=False):
-    inputs: EchoInput
-    echo: str
-
-
-def _echo(state: EchoState) -> dict[str, Any]:
-    given = state["inputs"]
-    text = " ".join([given.text] * given.times)
-    return {"echo": text.upper() if given.shout else text}
-
-
-def _graph() -> StateGraph:
-    g = StateGraph(EchoState)
-    g.add_node("echo", _echo)
-    g.add_edge(START, "echo")
-    g.add_edge("echo", END)
-    return g
-
-
-class _Sections:
-    def __init__(self, scope: Any) -> None:
-        self.scope = scope
-
-    def update(self, chunk: Any) -> None:
-        pass
-
-    def finish(self, report: EchoReport) -> None:
-        # "raw" first, though the listing puts it second; its html is NOT sanitized (the page's fence)
-        raw = "<p>kept</p>" + xss(11) + '<a href="javascript:window.__pwned = 12">js link</a>'
-        self.scope.tracer.emit(SectionReady(name="raw", title="Raw " + xss(13), index=2, html=raw))
-        escaped = "<p>" + html.escape(report.echo) + "</p>"
-        self.scope.tracer.emit(SectionReady(name="echo", title="Echo " + xss(14), index=1, html=escaped))
-
-
-def _assemble(state: Any, _scope: Any, _handler: Any) -> EchoReport:
-    echo = state["echo"]
-    return EchoReport(echo=echo, summary="Summary " + xss(15), inputs=state["inputs"], warnings=[xss(16)])
-
-
-def _check(given: EchoInput) -> Any:
-    if given.text.startswith("refuse"):
-        return Err(ErrorCode.INVALID_INPUT, "page_echo refuses " + given.text)
-    return Ok(given)
-
-
-SPEC = WorkflowSpec(
-    name="page_echo",
-    title="Echo " + xss(17),
-    description="Echoes its input. " + xss(18),
-    input_model=EchoInput,
-    report_model=EchoReport,
-    graph=_graph,
-    initial_state=lambda given, _context: {"inputs": given},
-    assemble=_assemble,
-    headline=lambda report: report.echo,
-    check=_check,
-    stream=lambda scope, _given: _Sections(scope),
-    sections=(("echo", "Echo"), ("raw", "Raw")),
-)
-'''
-
 
 @pytest.fixture(scope="module")
 def server(snapshot_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    plugins = tmp_path_factory.mktemp("plugins")
-    (plugins / "page_echo_plugin.py").write_text(PLUGIN, encoding="utf-8")
-    env = {"FINDESK_WORKFLOWS": "page_echo_plugin:SPEC", "PYTHONPATH": str(plugins)}
-    with serving(snapshot_dir, tmp_path_factory.mktemp("serve"), env=env) as (url, _log):
+    with serving(snapshot_dir, tmp_path_factory.mktemp("serve"), env=plugin_env("PAGE_ECHO")) as (url, _log):
         yield url
-
-
-class Watch:
-    """What a page did that it must not: dialogs, script errors, requests to another origin."""
-
-    def __init__(self, page: Page, url: str) -> None:
-        self.url = url
-        self.dialogs: list[str] = []
-        self.errors: list[str] = []
-        self.requests: list[str] = []
-        page.on("dialog", self._dialog)
-        page.on("pageerror", lambda e: self.errors.append(str(e)))
-        page.on("request", lambda r: self.requests.append(r.url))
-
-    def _dialog(self, dialog: Dialog) -> None:
-        self.dialogs.append(dialog.message)
-        dialog.dismiss()
-
-    def clean(self) -> None:
-        assert self.dialogs == [] and self.errors == []
-        assert all(r.startswith(self.url) for r in self.requests), self.requests
 
 
 @pytest.fixture
@@ -342,11 +220,11 @@ def test_a_plugin_gets_the_generic_view_and_everything_it_sends_stays_text(serve
 
     assert page.inner_text("#error") == ""
     assert page.inner_text("#run-headline") == f"{TYPED} {TYPED}"
-    assert page.inner_text("#run-summary") == "Summary " + _xss(15)
+    assert page.inner_text("#run-summary") == "Summary " + xss(15)
     sections = page.eval_on_selector_all("#run-sections > section", "xs => xs.map(x => x.dataset.state)")
     assert sections == ["ready", "ready"]
     titles = page.eval_on_selector_all("#run-sections h2", "xs => xs.map(x => x.textContent)")
-    assert titles == ["Echo " + _xss(14), "Raw " + _xss(13)]  # still the listing's order
+    assert titles == ["Echo " + xss(14), "Raw " + xss(13)]  # still the listing's order
     echo, raw = page.locator("#run-sections .section-body").all()
     assert echo.inner_text() == f"{TYPED} {TYPED}"
     assert raw.inner_text().startswith("kept") and "js link" in raw.inner_text()
@@ -359,9 +237,9 @@ def test_a_plugin_gets_the_generic_view_and_everything_it_sends_stays_text(serve
         "tone": "loud",
         "extra": {"note": "<b>not bold</b>"},
     }
-    assert _xss(16) in page.inner_text("#warnings")
+    assert xss(16) in page.inner_text("#warnings")
     history = page.locator("#history button").first.inner_text()
-    assert history.startswith(f"Echo {_xss(17)} · {TYPED}")
+    assert history.startswith(f"Echo {xss(17)} · {TYPED}")
     _nothing_ran(page)
 
     # a refusal quoting the input: a JSON error, shown as text; no section waits
@@ -382,7 +260,3 @@ def test_a_plugin_gets_the_generic_view_and_everything_it_sends_stays_text(serve
     assert page.input_value("#wf-field-0") == TYPED
     _nothing_ran(page)
     watch.clean()
-
-
-def _xss(n: int) -> str:
-    return f'<img src=x onerror="window.__pwned = {n}"><script>window.__pwned = {n}</script>'

@@ -10,11 +10,8 @@ process and a priced fake model server on loopback:
 from __future__ import annotations
 
 import json
-import os
 import select
 import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -27,6 +24,7 @@ import pytest
 from findesk.core.access import KeyStore, spent_today
 from findesk.testing.fake_provider_server import FakeProviderServer, FakeReply
 from findesk.tools.base import ToolContext
+from serve_kit import environment, serving
 
 MODEL = "fake-priced"
 CAP_USD = 0.25
@@ -52,12 +50,6 @@ class Server:
 
     def spent(self) -> float:
         return spent_today(self.keys, self.key_id, datetime.now(UTC)).unwrap()
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -87,40 +79,19 @@ rpm = 100
 daily_cost_usd = {CAP_USD}
 """
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("FINDESK_", "ANTHROPIC_", "OPENAI_"))}
-    env |= {
-        "FINDESK_CONFIG": str(config),
-        "FINDESK_SNAPSHOT_DIR": str(snapshot_dir),
-        "FINDESK_STATE_DIR": str(home / "state"),
-        "FINDESK_CACHE_DIR": str(api_cache),
-    }
+    env = environment(
+        ("FINDESK_", "ANTHROPIC_", "OPENAI_"),
+        FINDESK_CONFIG=str(config),
+        FINDESK_SNAPSHOT_DIR=str(snapshot_dir),
+        FINDESK_STATE_DIR=str(home / "state"),
+        FINDESK_CACHE_DIR=str(api_cache),
+    )
     keys = KeyStore.open(f"sqlite:///{home / 'state' / 'audit.sqlite3'}").unwrap()
     key, secret = keys.create("desk", "tiny", tiers=("tiny",)).unwrap()
-    port = _free_port()
-    log = (home / "serve.log").open("wb")
-    command = [sys.executable, "-m", "findesk", "serve", "--host", "127.0.0.1", "--port", str(port)]
-    proc = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            assert proc.poll() is None, (home / "serve.log").read_text()
-            assert time.monotonic() < deadline, "findesk serve did not answer /healthz"
-            try:
-                if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
-        yield Server(url, port, proc.pid, secret, key.id, keys, models)
+        with serving(env, home / "serve.log", timeout_s=90) as served:
+            yield Server(served.url, served.port, served.pid, secret, key.id, keys, models)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
-        log.close()
         keys.close()
         models.stop()
 

@@ -15,7 +15,9 @@ Rules:
   because the events written before it are no longer all safe.
 - owned: the process writing a run claims it (``owners``); ``close_interrupted_runs`` ends a run left
   ``running`` by a process that is provably gone with an ``interrupted`` error event, and never
-  touches a run of a live process, whichever server or CLI it is.
+  touches a run of a live process, whichever server or CLI it is. ``findesk serve`` does it at
+  start-up, every CLI run as it opens the log; until then, reading (``list_runs``, ``find_run``)
+  already shows such a run as that ``interrupted`` error, derived and written nowhere.
 - cheap to import: SQLAlchemy (and the settings) load when a log is opened or a URL is read, so a
   module that only needs ``RunSummary`` does not pay for them.
 """
@@ -46,7 +48,6 @@ from findesk.core.events.model import (
     LlmCall,
     ToolCallStarted,
     ToolResultReady,
-    utc_now,
 )
 from findesk.core.result import Err, ErrorCode, Ok, Result
 
@@ -225,6 +226,7 @@ class AuditLog:
         self._owner = owners.this_process()
         self._claimed: set[str] = set()  # runs this log has claimed and not yet seen end (writer thread)
         self._beat_at = 0.0
+        self._owners_kept: bool | None = None  # whether this log has the owners' tables (read once)
         if writer is not None:
             atexit.register(self.close)
 
@@ -378,10 +380,12 @@ class AuditLog:
         except Exception:  # a missed heartbeat is retried at the next; a run must never see it
             pass
 
-    def close_interrupted_runs(self) -> Result[list[str]]:
+    def close_interrupted_runs(self, keep: Collection[str] = ()) -> Result[list[str]]:
         """End every run left ``running`` by a process that is gone (see ``owners``) with an ``error``
-        event coded ``interrupted`` saying which process, so it reads as interrupted, not running.
+        event coded ``interrupted`` saying which process, so it reads as interrupted, not running;
+        runs in ``keep`` (one being resumed, which continues its own sequence) are left as they are.
         Idempotent, also when several processes do it at once (the event's id is the same for all).
+        Cheap when there is nothing to close (one read, no write lock), so every CLI run does it.
         The ids of the runs closed."""
         from sqlalchemy import func, select
         from sqlalchemy.exc import SQLAlchemyError
@@ -390,27 +394,64 @@ class AuditLog:
 
         if self._writer is None:
             return Err(ErrorCode.INVALID_INPUT, f"the audit log {self.location} was opened read-only")
-        runs_table, events_table = _schema().runs, _schema().events
+        events_table = _schema().events
         closing: list[Event] = []
         try:
-            with self._writer.begin() as conn:
-                query = select(runs_table.c.run_id, runs_table.c.updated_at).where(
-                    runs_table.c.status == "running"
-                )
-                running = [(row.run_id, _utc(row.updated_at).timestamp()) for row in conn.execute(query)]
-                for run_id, why in owners.interrupted(conn, running, self._owner, time.time()):
+            with self._reader.connect() as conn:  # the common case: nothing to close, no lock taken
+                if not set(self._gone(conn)) - set(keep):
+                    return Ok([])
+            with self._writer.begin() as conn:  # again under the lock: another process may have closed them
+                for run_id, (last_heard, why) in self._gone(conn).items():
+                    if run_id in keep:
+                        continue
                     last = conn.execute(
                         select(func.max(events_table.c.seq)).where(events_table.c.run_id == run_id)
                     )
                     seq = (last.scalar() or 0) + 1
                     data = Error(code="interrupted", message=why)
+                    # dated when the run was last heard of, not when it was found: its duration stays
+                    # the time it ran, the same before and after closing
                     closing.append(
-                        Event(id=f"{run_id}-{seq}", run_id=run_id, seq=seq, ts=utc_now(), data=data)
+                        Event(id=f"{run_id}-{seq}", run_id=run_id, seq=seq, ts=last_heard, data=data)
                     )
                 _store(conn, closing, self._insert)
         except SQLAlchemyError as exc:
             return database_error(exc, "close interrupted runs", self.location)
         return Ok([event.run_id for event in closing])
+
+    def _gone(
+        self, conn: Connection, among: Collection[str] | None = None
+    ) -> dict[str, tuple[datetime, str]]:
+        """Of the runs recorded as ``running`` (only those in ``among``, if given), those whose owner
+        is gone: when each was last heard of, and why."""
+        from sqlalchemy import select
+
+        runs_table = _schema().runs
+        query = select(runs_table.c.run_id, runs_table.c.updated_at).where(runs_table.c.status == "running")
+        if among is not None:
+            query = query.where(runs_table.c.run_id.in_(among))
+        heard = {row.run_id: _utc(row.updated_at) for row in conn.execute(query)}
+        if not heard:
+            return {}
+        if self._owners_kept is None:  # a writer created the tables; an older log read-only may lack them
+            self._owners_kept = self._writer is not None or owners.kept(conn)
+        running = [(run_id, ts.timestamp()) for run_id, ts in heard.items()]
+        gone = owners.interrupted(conn, running, self._owner, time.time(), kept=self._owners_kept)
+        return {run_id: (heard[run_id], why) for run_id, why in gone}
+
+    def _settled(self, conn: Connection, rows: list[RowMapping]) -> list[RunSummary]:
+        """``rows`` as summaries, a run left ``running`` by a process that is gone read as the
+        ``interrupted`` error closing it will record (``close_interrupted_runs``): derived, nothing is
+        written, so a read-only reader never shows a dead process's run as running."""
+        summaries = [_summary(row) for row in rows]
+        running = [s.run_id for s in summaries if s.status == "running"]
+        gone = self._gone(conn, running) if running else {}
+        return [
+            s.model_copy(update={"status": "error", "error": f"interrupted: {gone[s.run_id][1]}"})
+            if s.run_id in gone
+            else s
+            for s in summaries
+        ]
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -425,7 +466,7 @@ class AuditLog:
             .limit(limit)
         )
         with self._reader.connect() as conn:
-            return [_summary(row) for row in conn.execute(query).mappings()]
+            return self._settled(conn, list(conn.execute(query).mappings()))
 
     def find_run(self, run_id_or_prefix: str, *, among: Collection[str] | None = None) -> Result[RunSummary]:
         """A run by its id or a unique prefix of it; with ``among``, only those runs exist (a caller's
@@ -448,6 +489,7 @@ class AuditLog:
                     .limit(11)
                 )
                 rows = list(conn.execute(query).mappings())
+            summaries = self._settled(conn, rows[:1]) if len(rows) == 1 else []
         if not rows:
             return Err(ErrorCode.NOT_FOUND, f"no run {key!r} in the audit log {self.location}")
         if len(rows) > 1:
@@ -455,7 +497,7 @@ class AuditLog:
             return Err(
                 ErrorCode.INVALID_INPUT, f"{key!r} matches several runs ({shown}): give more of the id"
             )
-        return Ok(_summary(rows[0]))
+        return Ok(summaries[0])
 
     def events(self, run_id: str) -> list[Event]:
         """A run's events in sequence order."""

@@ -12,7 +12,10 @@ Rules:
   closes the runs of a live server sharing its database. A run recorded before owners were kept has
   none: it counts as interrupted once quiet for ``STALE_S``.
 - The tables have their own metadata, beside the audit log's, so an older log (without them) still
-  opens read-only; writers create them.
+  opens read-only (its runs have no owner); writers create them.
+- Deciding is read-only and cheap (one indexed lookup per 500 running runs, a ``/proc`` read per
+  owner process on this host), so readers derive ``interrupted`` for display, and every CLI run
+  checks before it takes a write lock to close anything.
 """
 
 from __future__ import annotations
@@ -165,15 +168,23 @@ def claim(
         )
 
 
+def kept(conn: Connection) -> bool:
+    """Whether the database has the owners' tables (a log only ever read since before they existed
+    has not)."""
+    from sqlalchemy import inspect
+
+    return bool(inspect(conn).has_table(_tables().run_owners.name))
+
+
 def interrupted(
-    conn: Connection, running: Sequence[tuple[str, float]], me: Owner, now: float
+    conn: Connection, running: Sequence[tuple[str, float]], me: Owner, now: float, *, kept: bool = True
 ) -> list[tuple[str, str]]:
     """Of the runs still ``running`` (id, Unix time of its last event), those whose owner is gone,
-    with why."""
+    with why. Without the owners' tables (``kept`` False) no run has an owner."""
     from sqlalchemy import select
 
     tables = _tables()
-    ids = [run_id for run_id, _ in running]
+    ids = [run_id for run_id, _ in running] if kept else []
     owned: dict[str, Any] = {}
     for start in range(0, len(ids), 500):  # bounded IN lists
         query = (
@@ -183,6 +194,7 @@ def interrupted(
         )
         owned |= {row.run_id: row for row in conn.execute(query)}
     stale = now - STALE_S
+    living: dict[str, bool] = {}
     out = []
     for run_id, updated in running:
         row = owned.get(run_id)
@@ -194,7 +206,9 @@ def interrupted(
             continue
         owner = Owner(row.host, row.pid, row.started, row.space)
         if owner.near(me):
-            if owner.key != me.key and not alive(owner):
+            if owner.key not in living:  # one look per process, however many runs it left
+                living[owner.key] = owner.key == me.key or alive(owner)
+            if not living[owner.key]:
                 out.append((run_id, f"the process running it ({owner.describe()}) ended before it finished"))
         elif row.seen_at < stale:
             out.append(

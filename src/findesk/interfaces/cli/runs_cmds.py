@@ -5,9 +5,11 @@ Rules:
   does not exist yet simply holds no runs.
 - A run is named by its id or any unique prefix; an unknown id is ``not_found`` (exit 4).
 - A run that ended with an ``interrupted`` error (cancelled, or closed because its process died) is
-  shown as ``interrupted``, not as a failure of its own; ``--json`` keeps the recorded status and error.
-  Runs a dead process left ``running`` are closed by ``findesk serve`` at start-up, not here: these
-  commands only read.
+  shown as ``interrupted``, not as a failure of its own; ``--json`` has status ``error`` and the error
+  ``interrupted: …``. A run left ``running`` by a process that is provably gone reads the same here
+  (the audit log derives it) before anything closed it; the next CLI run or ``findesk serve`` closes
+  it in the log (its ``interrupted`` event then appears in ``show``), never these commands: they
+  only read.
 - ``export`` writes exactly ``event.to_json()`` per line, so ``read_jsonl`` reads back the same
   events; tables and traces are for people, ``--json`` and ``export`` for programs.
 """

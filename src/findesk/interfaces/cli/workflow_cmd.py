@@ -14,6 +14,9 @@ Rules:
   path is a one-line ``invalid_input``, not an error after the work is done. The report is written
   whole or not at all; a failed write (a full disk) exits non-zero naming the run, whose report the
   audit log still holds.
+- Every run first closes the runs a process that is gone left ``running`` (``close_interrupted_runs``:
+  one read when there are none), so a CLI user who never starts ``findesk serve`` does not see a
+  killed run ``running`` forever.
 - A run the audit log could not record completely (a full disk, a locked database) is written to it
   once more from the run's own events (writing an event twice changes nothing), so its record is not
   left ``running``; if that fails too the command says so and exits non-zero, after delivering the
@@ -225,6 +228,10 @@ def _run(
             events.close()
         ses.fail(opened, as_json)
     audit = opened.value
+    # a run whose CLI was killed (kill -9, a crash) is closed here, not only by `findesk serve`; the
+    # run being resumed keeps its sequence, so it is never closed under it
+    keep = () if resume is None else {event.run_id for event in resume.events}
+    ses.ok_or_warn(audit.close_interrupted_runs(keep), "closing runs left running by a process that ended")
     memory = MemorySink()  # the run's events once more, to re-record them if the audit log loses some
     sinks: list[Sink] = [audit, memory]
     if not opts.quiet and opts.fmt == "terminal":
