@@ -158,6 +158,38 @@ def test_an_audit_log_on_a_full_disk_exits_non_zero_after_the_report(
     assert "audit log" in got.stderr and "database or disk is full" in got.stderr
 
 
+def test_a_full_disk_for_the_report_and_the_audit_log_never_points_to_a_record_that_is_not_there(
+    snapshot_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a small full tmpfs holds both: the output and the state directory
+    _fail_commits(monkeypatch, times=None)
+    args = ["brief", "AAPL", "--as-of", AS_OF, "-q", "-f", "markdown", "--output", "/dev/full"]
+    got = CliRunner().invoke(app, args)
+    assert got.exit_code == 5
+    assert "No space left on device" in got.stderr and "the report is lost" in got.stderr
+    assert "findesk runs show" not in got.stderr  # it would show nothing
+
+
+def test_a_checkpoint_store_that_fills_up_stops_checkpoints_not_the_run(
+    snapshot_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite3
+
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    async def full(*_args: Any, **_kwargs: Any) -> Any:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(AsyncSqliteSaver, "aput", full)
+    monkeypatch.setattr(AsyncSqliteSaver, "aput_writes", full)
+    got = CliRunner().invoke(app, ["brief", "AAPL", "--as-of", AS_OF, "-q", "-f", "json"])
+    assert got.exit_code == 0, got.output
+    assert json.loads(got.stdout)["symbol"] == "AAPL"  # the briefing, not "internal error in brief"
+    assert "checkpoints stopped" in got.stderr and "database or disk is full" in got.stderr
+    runs = recorded_runs()
+    assert len(runs) == 1 and runs[0].status == "done"
+
+
 # -- item 8: config path ------------------------------------------------------------------------
 
 

@@ -32,6 +32,9 @@ Rules:
   returns ``Err(bad_response)`` for a checkpoint it cannot decode and ``Err(unavailable)`` for a
   database error. A runner checks ``latest_checkpoint`` before resuming, so a bad checkpoint is
   reported before the graph touches it.
+- A checkpoint write that fails (a full disk, a lock held past the busy timeout) stops checkpointing,
+  not the run: ``CheckpointSaver.failed`` says why, and the caller warns that the run cannot be
+  resumed. Checkpoints make a run resumable; losing them must not lose its report.
 - Durability: run graphs with ``durability=DURABILITY`` ("sync"); see the constant for why.
 - Cost: every checkpoint holds the whole state (the SQLite saver does not share unchanged channels
   between checkpoints), and each node's output is stored once more as its pending write. Serializing
@@ -45,12 +48,13 @@ Rules:
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import dataclasses
 import sqlite3
 import sys
 import uuid
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from enum import Enum
@@ -68,7 +72,7 @@ from findesk.core.result import Err, ErrorCode, Ok, Result
 
 if TYPE_CHECKING:  # langchain_core's runnables take ~0.2 s to import; only their types are used here
     from langchain_core.runnables import RunnableConfig
-    from langgraph.checkpoint.base import CheckpointTuple
+    from langgraph.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata, CheckpointTuple
     from langgraph.types import Durability
 
 CHECKPOINT_FILE = "checkpoints.sqlite3"
@@ -115,11 +119,52 @@ class CheckpointInfo:
 
 
 class CheckpointSaver(AsyncSqliteSaver):
-    """LangGraph's ``AsyncSqliteSaver`` that knows its file (for messages); pass it as ``checkpointer``."""
+    """LangGraph's ``AsyncSqliteSaver`` that knows its file (for messages); pass it as ``checkpointer``.
+
+    A write that fails (a full disk, a database locked past the busy timeout) stops checkpointing, not
+    the run: checkpoints only make a run resumable, so losing them must not lose the run's report.
+    ``failed`` says why; the caller reports that the run can no longer be resumed."""
 
     def __init__(self, conn: aiosqlite.Connection, path: Path, serde: JsonPlusSerializer) -> None:
         super().__init__(conn, serde=serde)
         self.path = path
+        self.failed: str | None = None
+
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        if self.failed is None:
+            try:
+                return await super().aput(config, checkpoint, metadata, new_versions)
+            except sqlite3.Error as exc:
+                await self._stop(exc)
+        # what the saver would have answered: the run goes on from this (unsaved) checkpoint
+        configurable = config["configurable"]
+        return {
+            "configurable": {
+                "thread_id": configurable["thread_id"],
+                "checkpoint_ns": configurable["checkpoint_ns"],
+                "checkpoint_id": checkpoint["id"],
+            }
+        }
+
+    async def aput_writes(
+        self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = ""
+    ) -> None:
+        if self.failed is None:
+            try:
+                await super().aput_writes(config, writes, task_id, task_path)
+            except sqlite3.Error as exc:
+                await self._stop(exc)
+
+    async def _stop(self, exc: sqlite3.Error) -> None:
+        self.failed = f"could not write {self.path.name}: {type(exc).__name__}: {exc}"
+        with contextlib.suppress(sqlite3.Error, ValueError):  # a failed commit leaves a transaction open
+            await self.conn.rollback()
 
 
 def checkpoint_path(settings: Settings) -> Path:

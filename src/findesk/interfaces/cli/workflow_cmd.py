@@ -201,8 +201,8 @@ def execute(spec: Any, raw: Any, opts: RunOptions, *, resume: Any = None) -> Any
     context = ses.unwrap(resolve_context(settings, mode=data_mode, as_of=opts.as_of), as_json)
     report_file = None if opts.output is None else ses.unwrap(ReportFile.prepare(opts.output), as_json)
     try:
-        run, problem = _run(spec, raw, opts, settings, context, resume)
-        show(spec, run, opts, report_file)
+        run, problem, recorded = _run(spec, raw, opts, settings, context, resume)
+        show(spec, run, opts, report_file, recorded=recorded)
     finally:
         if report_file is not None:
             report_file.discard()
@@ -213,8 +213,9 @@ def execute(spec: Any, raw: Any, opts: RunOptions, *, resume: Any = None) -> Any
 
 def _run(
     spec: Any, raw: Any, opts: RunOptions, settings: Any, context: Any, resume: Any
-) -> tuple[Any, str | None]:
-    """The finished run, and why a sink failed (after the run: the report is delivered first)."""
+) -> tuple[Any, str | None, bool]:
+    """The finished run, why a sink failed (after the run: the report is delivered first), and
+    whether the audit log holds the whole run."""
     from findesk.core.events.audit import open_audit_log
     from findesk.core.events.trace import MemorySink, Sink
     from findesk.interfaces.cli.live_view import LiveView
@@ -241,7 +242,7 @@ def _run(
 
     async def main() -> Result[Any]:
         async with _checkpointer(settings, spec) as saver:
-            return await run_workflow(
+            ran = await run_workflow(
                 spec,
                 raw,
                 settings=settings,
@@ -251,21 +252,25 @@ def _run(
                 checkpointer=saver,
                 resume=resume,
             )
+            if saver is not None and saver.failed:  # the run went on without them
+                ses.warn(f"checkpoints stopped ({saver.failed}); this run could not have been resumed")
+            return ran
 
     try:
         result = asyncio.run(main())
     finally:
         for sink in sinks:
             sink.close()
-    lost = _recorded(audit, memory.events, settings)  # a refused or failed run is recorded too
+    # a refused or failed run is recorded too
+    lost = _recorded(audit, memory.events, settings, finished=isinstance(result, Ok))
     if lost is not None and isinstance(result, Err):
         ses.warn(lost)
     run = ses.unwrap(result, as_json)
     problems = [p for p in (lost, events and events.failure) if p]
-    return run, "; ".join(problems) or None
+    return run, "; ".join(problems) or None, lost is None
 
 
-def _recorded(audit: Any, events: list[Any], settings: Any) -> str | None:
+def _recorded(audit: Any, events: list[Any], settings: Any, *, finished: bool) -> str | None:
     """None when the audit log holds the whole run; else one more try, then why it still does not."""
     from findesk.core.events.audit import open_audit_log
 
@@ -284,13 +289,18 @@ def _recorded(audit: Any, events: list[Any], settings: Any) -> str | None:
         lost = log.last_error
     else:
         lost = again.reason
+    outcome = "the report is complete, but" if finished else "the run failed, and"
     return (
         f"the audit log {audit.location} could not record run {events[0].run_id} ({lost}); "
-        "the report is complete, but `findesk runs` will not show this run as finished"
+        f"{outcome} `findesk runs` will not show this run as finished"
     )
 
 
-def show(spec: Any, run: Any, opts: RunOptions, report_file: ReportFile | None = None) -> None:
+def show(
+    spec: Any, run: Any, opts: RunOptions, report_file: ReportFile | None = None, *, recorded: bool = True
+) -> None:
+    """Print or write the report. ``recorded``: the audit log holds the whole run (a failed write
+    then points there, and only then)."""
     from findesk.interfaces.cli.views import terminal_view
 
     report = run.report
@@ -304,10 +314,12 @@ def show(spec: Any, run: Any, opts: RunOptions, report_file: ReportFile | None =
     target = report_file or ses.unwrap(ReportFile.prepare(opts.output), opts.as_json)
     written = target.write(text)
     if isinstance(written, Err):
-        reason = (
-            f"{written.reason}; the run finished and the audit log holds its report "
-            f"(`findesk runs show {run.run_id}`)"
+        kept = (
+            f"the audit log holds its report (`findesk runs show {run.run_id}`)"
+            if recorded
+            else "the audit log could not record it either, so the report is lost: free space, run again"
         )
+        reason = f"{written.reason}; the run finished and {kept}"
         ses.fail(Err(written.code, reason), opts.as_json)
     ses.stdout.print(f"[dim]{spec.name} written to {opts.output} · run {run.run_id}[/dim]", highlight=False)
 
