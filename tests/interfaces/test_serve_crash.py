@@ -110,7 +110,11 @@ def test_killing_the_server_leaves_no_worker_and_its_run_reads_interrupted_after
     again = Server(env | {"FINDESK_API__WORKERS": "0"}, tmp_path / "serve-2.log")
     try:
         again.wait_healthy()
-        assert "closed 1 run(s) left running by a process that ended" in again.log.read_text()
+        banner = again.log.read_text()
+        assert "closed 1 run(s) left running by a process that ended" in banner
+        # the banner advertises only what answers: no HTML docs (they would load from a CDN)
+        assert "/docs" not in banner and "OpenAPI: /openapi.json" in banner
+        assert httpx.get(f"{again.url}/openapi.json", timeout=10).status_code == 200
         shown = httpx.get(f"{again.url}/v1/runs/{run_id}", timeout=10)
         assert shown.status_code == 200, shown.text
         run = shown.json()["run"]

@@ -50,7 +50,7 @@ def serve(
     ),
     log_level: str = typer.Option("warning", "--log-level", help="uvicorn log level."),
 ) -> None:
-    """Serve the API (POST /v1/brief as SSE, /v1/runs, /metrics, /docs) and the web page at /."""
+    """Serve the API (POST /v1/brief as SSE, /v1/runs, /metrics, /openapi.json) and the web page at /."""
     import uvicorn  # imported here so other commands start fast
 
     from findesk.data.context import resolve_context
@@ -95,7 +95,9 @@ def serve(
         "(--require-keys to enforce keys)"
     )
     shown = f"[{bind}]" if ":" in bind else bind
-    ses.stderr.print(f"findesk API on http://{shown}:{listen_port}  (page: /  docs: /docs)", highlight=False)
+    ses.stderr.print(
+        f"findesk API on http://{shown}:{listen_port}  (page: /  OpenAPI: /openapi.json)", highlight=False
+    )
     ses.stderr.print(f"  data: {context.describe()}", highlight=False)
     ses.stderr.print(f"  runs recorded in: {services.audit.location}", highlight=False)
     if isinstance(closed, Err):
