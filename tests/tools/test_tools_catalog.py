@@ -25,6 +25,7 @@ EXPECTED = {
     "get_filing_section",
     "get_material_events",
     "get_8k_items",
+    "search_filings",
     "get_business_overview",
     "get_risk_factors",
     "get_volume_anomaly",

@@ -192,6 +192,7 @@ class Settings(BaseSettings):
     # durable state: the audit log of every run (SQLite file by default, any SQLAlchemy URL allowed)
     state_dir: Path = Field(default_factory=lambda: Path.home() / ".local" / "share" / "findesk")
     audit_url: str | None = None  # default: sqlite:///<state_dir>/audit.sqlite3
+    index_dir: Path | None = None  # the retrieval index; default: <cache_dir>/retrieval
 
     sec_user_agent: str | None = None  # "Name email@example.com", required by SEC for live calls
     fred_api_key: SecretStr | None = None
@@ -223,6 +224,10 @@ class Settings(BaseSettings):
 
     def resolved_audit_url(self) -> str:
         return self.audit_url or f"sqlite:///{self.state_dir / 'audit.sqlite3'}"
+
+    def resolved_index_dir(self) -> Path:
+        """Where ``findesk index build`` writes and ``findesk search`` reads: derived data, so a cache."""
+        return self.index_dir or self.cache_dir / "retrieval"
 
     def resolved_snapshot_dir(self) -> Path | None:
         """The configured snapshot directory, or ``../shared/snapshot`` when it exists."""

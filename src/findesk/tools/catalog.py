@@ -12,6 +12,7 @@ Rules:
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -20,7 +21,7 @@ from findesk.core.result import Err, Ok, Result
 from findesk.data.context import DataContext
 from findesk.data.registry import build_router
 from findesk.knowledge.filings.sections import SectionService
-from findesk.tools import earnings, filings, highlights, macro_crypto, market, social
+from findesk.tools import earnings, filings, highlights, macro_crypto, market, search_filings, social
 from findesk.tools.base import Tool, ToolContext, ToolRegistry
 
 
@@ -29,6 +30,7 @@ def data_tools() -> list[Tool]:
     return [
         *market.TOOLS,
         *filings.TOOLS,
+        *search_filings.TOOLS,
         *highlights.TOOLS,
         *earnings.TOOLS,
         *social.TOOLS,
@@ -50,8 +52,23 @@ class ServiceFactory:
     close: Callable[[object], Awaitable[None]] | None = None
 
 
+async def _open_filing_index(settings: Settings, _ctx: ToolContext) -> Result[object]:
+    from findesk.knowledge.retrieval.service import IndexSearch
+
+    # opened (with tantivy and the embedding model) on the first search, so other runs pay nothing
+    return Ok(IndexSearch(settings.resolved_index_dir()))
+
+
+async def _close_filing_index(service: object) -> None:
+    close = getattr(service, "close", None)
+    if close is not None:
+        await asyncio.to_thread(close)
+
+
 # Later issues register their services here (retrieval, memory, sandbox, mail).
-SERVICE_FACTORIES: list[ServiceFactory] = []
+SERVICE_FACTORIES: list[ServiceFactory] = [
+    ServiceFactory(search_filings.SERVICE, _open_filing_index, _close_filing_index),
+]
 
 
 async def open_tool_context(

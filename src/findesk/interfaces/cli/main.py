@@ -29,6 +29,14 @@ class _Group(LazyGroup):
             "Query the data layer: quotes, bars, filings, sections, facts, macro, news, posts…",
             from_typer(_CLI + "data_cmds:data_app"),
         ),
+        "index": (
+            "The retrieval index over filings, earnings calls and page corpora: build (resumable), stats.",
+            from_typer(_CLI + "index_cmds:index_app"),
+        ),
+        "search": (
+            "Search the retrieval index: cited passages with BM25 and dense scores (--ticker, --as-of…).",
+            from_typer(_CLI + "index_cmds:search"),
+        ),
         "keys": (
             "API keys for `findesk serve`: create, list, revoke (tiers and limits: api.tiers).",
             from_typer(_CLI + "keys_cmds:keys_app"),
