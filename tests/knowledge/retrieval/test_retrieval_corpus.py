@@ -11,7 +11,7 @@ from retrieval_fakes import HashEncoder
 
 from findesk.core.config import Settings
 from findesk.core.result import Err, ErrorCode, Ok
-from findesk.knowledge.retrieval.chunks import Chunk
+from findesk.knowledge.retrieval.chunks import Chunk, ChunkMeta
 from findesk.knowledge.retrieval.corpus import (
     SNAPSHOT,
     filing_source,
@@ -195,3 +195,17 @@ def test_page_corpus_names_give_the_quarter_and_an_8k_its_date(tmp_path: Path) -
     assert docs["PEPSICO_2023_8K_dated-2023-05-30"].filing_date == date(2023, 5, 30)
     assert docs["3M_2018_10K"].filing_date is None  # undated: never returned under an as-of date
     assert docs["ODD_8K_dated-2023-02-30"].filing_date is None  # not a real day
+
+
+def test_a_document_list_may_give_tickers_that_questions_then_match(tmp_path: Path) -> None:
+    from findesk.knowledge.retrieval.corpus import read_documents
+    from findesk.knowledge.retrieval.query import plan_query
+
+    line = {"doc_name": "JPMORGAN_2023Q2_10Q", "company": "JPMorgan", "ticker": " jpm ", "doc_type": "10q"}
+    path = tmp_path / "documents.jsonl"
+    path.write_text(json.dumps(line), encoding="utf-8")
+    info = read_documents(path)["JPMORGAN_2023Q2_10Q"]
+    assert info.ticker == "JPM"
+    meta = ChunkMeta(kind="page", doc_id="JPMORGAN_2023Q2_10Q", doc_hash="h", **info.model_dump())
+    other = meta.model_copy(update={"doc_id": "OTHER", "ticker": None, "company": "Other"})
+    assert plan_query("Did JPM's VaR fall?", [meta, other]).derived.doc_ids == {"JPMORGAN_2023Q2_10Q"}

@@ -187,6 +187,7 @@ class _DocumentLine(BaseModel):
 
     doc_name: str
     company: str | None = None
+    ticker: str | None = None  # not in FinanceBench; lets a question's ticker ("JPM") find the document
     doc_type: str | None = None
     doc_period: int | None = None
     doc_link: str | None = None
@@ -210,6 +211,7 @@ class _DocumentLine(BaseModel):
         kind = (self.doc_type or "").strip().upper().replace("-", "")
         form = _DOC_TYPES.get(kind, self.doc_type)
         return DocumentInfo(
+            ticker=(self.ticker or "").strip().upper() or None,
             company=self.company,
             form=form,
             fiscal_year=self.doc_period,
