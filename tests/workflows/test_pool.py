@@ -136,6 +136,33 @@ def _types(sink: MemorySink) -> list[str]:
     return [e.data.type for e in sink.events]
 
 
+def test_a_worker_that_answers_before_the_pool_has_noted_the_job_loses_nothing(
+    pool: WorkflowPool, snapshot_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # On a busy machine the thread that hands a job over can be held up just after the pipe write,
+    # while the worker already answers: its reader must know the run by then, or the run's events and
+    # its end are dropped and the run (and its worker) hang for ever (seen once in CI as a page run
+    # that never finished).
+    from findesk.workflows import pool as pool_module
+
+    handed = pool_module._Slot.send
+
+    def slow_after_write(self: Any, job: Any) -> bool:
+        sent = handed(self, job)
+        if job is not None:
+            time.sleep(1.0)  # the worker answers an unknown workflow at once, well within this
+        return sent
+
+    monkeypatch.setattr(pool_module._Slot, "send", slow_after_write)
+    sink, ended = _submit(pool, _job(snapshot_dir, "poolrun0009", "no_such_workflow"))
+    assert ended.wait(30), "the run never ended: its worker's answer was dropped"
+    assert [e.data.type for e in sink.events] == ["error"]
+    # and the worker is free again: the next run is served
+    sink2, ended2 = _submit(pool, _job(snapshot_dir, "poolrun0010", "no_such_workflow"))
+    assert ended2.wait(30)
+    assert [e.data.type for e in sink2.events] == ["error"]
+
+
 def test_a_dead_worker_costs_only_its_own_run(
     gated_pool: tuple[WorkflowPool, Path], snapshot_dir: Path
 ) -> None:

@@ -303,7 +303,8 @@ class _Slot:
             self.tried.set()
             self.pool._idle(self)
             return
-        run = self.run
+        with self.pool._lock:
+            run = self.run
         if run is None or message[1] != run.job.start.run_id:
             return  # not ours to forward (cannot happen: one job at a time)
         if kind == _EVENT:
@@ -396,8 +397,13 @@ class WorkflowPool:
                     self._queue.popleft()
                     continue  # cancelled: its callback ends it
                 slot = self._free.pop()
+                # the slot owns the run before the worker can answer: its reader thread would drop
+                # the events (and the end) of a run it did not know it had
+                slot.run = run
                 if slot.send(run.job):
-                    slot.run = self._queue.popleft()
+                    self._queue.popleft()
+                else:
+                    slot.run = None
 
     def _idle(self, slot: _Slot) -> None:
         with self._lock:
