@@ -1,0 +1,1 @@
+"""The research desk: one question routed to the specialists it needs, answered once with citations."""
