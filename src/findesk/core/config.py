@@ -198,6 +198,9 @@ class Settings(BaseSettings):
     fred_api_key: SecretStr | None = None
     newsapi_api_key: SecretStr | None = None
     etherscan_api_key: SecretStr | None = None
+    dune_api_key: SecretStr | None = None
+    # a saved Dune query whose result rows are token_address, token_symbol, address, balance[, label]
+    dune_holders_query_id: int | None = None
 
     http: HttpSettings = Field(default_factory=HttpSettings)
     # vendor chains per data category, e.g. {"quote": ["yahoo", "snapshot"]}; unset categories use

@@ -35,6 +35,7 @@ LIVE_VENDORS: dict[str, tuple[str, str]] = {
     "defillama": ("findesk.data.vendors.defillama", "DefiLlamaVendor"),
     "etherscan": ("findesk.data.vendors.etherscan", "EtherscanVendor"),
     "ofac": ("findesk.data.vendors.ofac", "OfacVendor"),
+    "dune": ("findesk.data.vendors.dune", "DuneVendor"),
 }
 VENDOR_NAMES = ("snapshot", *LIVE_VENDORS)
 
@@ -53,6 +54,7 @@ LIVE_DEFAULT_CHAINS: dict[Category, list[str]] = {
     Category.TOKENS: ["coingecko"],
     Category.TVL: ["defillama"],
     Category.SANCTIONS: ["ofac"],
+    Category.HOLDERS: ["dune"],
 }
 
 

@@ -36,6 +36,8 @@ from findesk.data.models import (
     TokenInfo,
     Transcript,
 )
+from findesk.data.models.fundamentals import IndexPeers, QuarterlyFundamentals
+from findesk.data.models.onchain_risk import EthBalance, MixerList, TokenHolders, TokenPriceHistory
 from findesk.data.symbols import normalize_symbol
 from findesk.data.vendors.base import Category, Vendor
 
@@ -188,6 +190,56 @@ class DataRouter:
             return Err(ErrorCode.INVALID_INPUT, "empty sanctions query; pass an address or a name")
         return await self._route(
             Category.SANCTIONS, "a sanctions screen", lambda v: v.sanctions(query.strip(), as_of)
+        )
+
+    # ---- research desk: quarterly fundamentals and index peers ------------------------------------
+    async def quarterly_fundamentals(self, symbol: str, as_of: date) -> Result[QuarterlyFundamentals]:
+        return await self._symbol_route(
+            Category.FUNDAMENTALS,
+            symbol,
+            "quarterly fundamentals",
+            lambda v, s: v.quarterly_fundamentals(s, as_of),
+        )
+
+    async def index_peers(self, symbol: str, as_of: date) -> Result[IndexPeers]:
+        return await self._symbol_route(
+            Category.FUNDAMENTALS, symbol, "index peers", lambda v, s: v.index_peers(s, as_of)
+        )
+
+    # ---- research desk: balances, mixers, large holders ----------------------------------------
+    async def eth_balance(self, address: str, as_of: date) -> Result[EthBalance]:
+        return await self._route(
+            Category.ONCHAIN,
+            f"the ETH balance of {address.strip()}",
+            lambda v: v.eth_balance(address.strip(), as_of),
+        )
+
+    async def mixer_transfers(self, address: str, as_of: date) -> Result[list[OnchainTx]]:
+        return await self._route(
+            Category.ONCHAIN,
+            f"mixer withdrawals to {address.strip()}",
+            lambda v: v.mixer_transfers(address.strip(), as_of),
+        )
+
+    async def mixer_contracts(self, as_of: date) -> Result[MixerList]:
+        return await self._route(
+            Category.SANCTIONS, "known mixer contracts", lambda v: v.mixer_contracts(as_of)
+        )
+
+    async def token_prices(self, token_id: str, as_of: date) -> Result[TokenPriceHistory]:
+        return await self._route(
+            Category.TOKENS,
+            f"prices of {token_id.strip()}",
+            lambda v: v.token_prices(token_id.strip(), as_of),
+        )
+
+    async def large_holders(self, token: str, as_of: date, limit: int = 10) -> Result[TokenHolders]:
+        if not token.strip() or not 1 <= limit <= 100:
+            return Err(ErrorCode.INVALID_INPUT, f"give a token and a limit of 1-100 (got {token!r}, {limit})")
+        return await self._route(
+            Category.HOLDERS,
+            f"the largest holders of {token.strip()}",
+            lambda v: v.large_holders(token.strip(), as_of, limit),
         )
 
     async def aclose(self) -> None:

@@ -36,6 +36,8 @@ from findesk.data.models import (
     TokenInfo,
     Transcript,
 )
+from findesk.data.models.fundamentals import IndexPeers, QuarterlyFundamentals
+from findesk.data.models.onchain_risk import EthBalance, MixerList, TokenHolders, TokenPriceHistory
 
 if TYPE_CHECKING:
     from findesk.core.config import Settings
@@ -63,6 +65,8 @@ class Category(StrEnum):
     SANCTIONS = "sanctions"
     TRANSCRIPTS = "transcripts"  # earnings-call transcripts
     EARNINGS_CALENDAR = "earnings_calendar"  # earnings dates held and scheduled
+    FUNDAMENTALS = "fundamentals"  # quarterly statements and index peers (research desk)
+    HOLDERS = "holders"  # a token's largest holders (Dune; live only)
 
 
 class Vendor:
@@ -128,6 +132,34 @@ class Vendor:
     async def earnings_calendar(self, symbol: str, as_of: date) -> Result[EarningsCalendar]:
         """The latest earnings date on or before ``as_of`` and the next one as known at ``as_of``."""
         return self._not_served(Category.EARNINGS_CALENDAR)
+
+    async def quarterly_fundamentals(self, symbol: str, as_of: date) -> Result[QuarterlyFundamentals]:
+        """Quarters reported on or before ``as_of``, newest first."""
+        return self._not_served(Category.FUNDAMENTALS)
+
+    async def index_peers(self, symbol: str, as_of: date) -> Result[IndexPeers]:
+        """Index members of the same sub-industry, from the list known at ``as_of``."""
+        return self._not_served(Category.FUNDAMENTALS)
+
+    async def eth_balance(self, address: str, as_of: date) -> Result[EthBalance]:
+        """The ETH balance of ``address`` as last read on or before ``as_of``."""
+        return self._not_served(Category.ONCHAIN)
+
+    async def mixer_transfers(self, address: str, as_of: date) -> Result[list[OnchainTx]]:
+        """Recorded mixer withdrawals paid to ``address`` on or before ``as_of`` (empty when none)."""
+        return self._not_served(Category.ONCHAIN)
+
+    async def mixer_contracts(self, as_of: date) -> Result[MixerList]:
+        """The known mixer contracts (e.g. Tornado Cash pools) as listed on or before ``as_of``."""
+        return self._not_served(Category.SANCTIONS)
+
+    async def token_prices(self, token_id: str, as_of: date) -> Result[TokenPriceHistory]:
+        """A token's dated price points known on or before ``as_of``, oldest first."""
+        return self._not_served(Category.TOKENS)
+
+    async def large_holders(self, token: str, as_of: date, limit: int = 10) -> Result[TokenHolders]:
+        """The largest holders of ``token`` (a contract address or symbol) as of ``as_of``."""
+        return self._not_served(Category.HOLDERS)
 
     async def aclose(self) -> None:
         """Release resources (HTTP connections). Default: nothing to release."""

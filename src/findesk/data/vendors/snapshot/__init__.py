@@ -31,6 +31,8 @@ from findesk.data.models import (
     TokenInfo,
     Transcript,
 )
+from findesk.data.models.fundamentals import IndexPeers, QuarterlyFundamentals
+from findesk.data.models.onchain_risk import EthBalance, MixerList, TokenHolders, TokenPriceHistory
 from findesk.data.vendors.base import Category, Vendor
 from findesk.data.vendors.snapshot.files import Lazy, SnapshotFiles
 
@@ -52,6 +54,10 @@ class SnapshotVendor(Vendor):
         self._crypto = Lazy(self._make_crypto)
         self._sanctions = Lazy(self._make_sanctions)
         self._transcripts = Lazy(self._make_transcripts)
+        self._fundamentals = Lazy(self._make_fundamentals)
+        self._mixers = Lazy(self._make_mixers)
+        self._balances = Lazy(self._make_balances)
+        self._token_prices = Lazy(self._make_token_prices)
 
     def _make_sec(self) -> Any:
         from findesk.data.vendors.snapshot.sec import SecStore
@@ -150,3 +156,49 @@ class SnapshotVendor(Vendor):
 
     async def earnings_calendar(self, symbol: str, as_of: date) -> Result[EarningsCalendar]:
         return await self._run(lambda: self._transcripts.get().calendar(symbol, as_of))
+
+    async def quarterly_fundamentals(self, symbol: str, as_of: date) -> Result[QuarterlyFundamentals]:
+        return await self._run(lambda: self._fundamentals.get().quarterly(symbol, as_of))
+
+    async def index_peers(self, symbol: str, as_of: date) -> Result[IndexPeers]:
+        return await self._run(lambda: self._fundamentals.get().peers(symbol, as_of))
+
+    def _make_fundamentals(self) -> Any:
+        from findesk.data.vendors.snapshot.fundamentals import FundamentalsStore
+
+        return FundamentalsStore(self.files)
+
+    def _make_mixers(self) -> Any:
+        from findesk.data.vendors.snapshot.mixers import MixerStore
+
+        return MixerStore(self.files)
+
+    def _make_balances(self) -> Any:
+        from findesk.data.vendors.snapshot.balances import BalanceStore
+
+        return BalanceStore(self.files)
+
+    async def eth_balance(self, address: str, as_of: date) -> Result[EthBalance]:
+        return await self._run(lambda: self._balances.get().balance(address, as_of))
+
+    async def mixer_transfers(self, address: str, as_of: date) -> Result[list[OnchainTx]]:
+        return await self._run(lambda: self._mixers.get().withdrawals_to(address, as_of))
+
+    async def mixer_contracts(self, as_of: date) -> Result[MixerList]:
+        return await self._run(lambda: self._mixers.get().contracts(as_of))
+
+    def _make_token_prices(self) -> Any:
+        from findesk.data.vendors.snapshot.token_prices import TokenPriceStore
+
+        return TokenPriceStore(self.files)
+
+    async def token_prices(self, token_id: str, as_of: date) -> Result[TokenPriceHistory]:
+        return await self._run(lambda: self._token_prices.get().history(token_id, as_of))
+
+    async def large_holders(self, token: str, as_of: date, limit: int = 10) -> Result[TokenHolders]:
+        return Err(
+            ErrorCode.NO_DATA,
+            "Large-holder queries come from Dune, which is live only and needs FINDESK_DUNE_API_KEY; "
+            f"the snapshot holds no holder data for {token.strip()!r}. Do not estimate holders.",
+            self.name,
+        )
