@@ -40,6 +40,18 @@ EXPECTED = {
     "get_token",
     "get_protocol_tvl",
     "screen_sanctions",
+    "get_return_stats",
+    "get_correlation",
+    "make_price_chart",
+    "get_quarterly_fundamentals",
+    "get_valuation_ratios",
+    "get_peers",
+    "trace_funds",
+    "mixer_check",
+    "address_risk",
+    "get_token_prices",
+    "get_eth_balance",
+    "get_large_holders",
 }
 
 

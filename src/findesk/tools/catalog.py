@@ -21,7 +21,20 @@ from findesk.core.result import Err, Ok, Result
 from findesk.data.context import DataContext
 from findesk.data.registry import build_router
 from findesk.knowledge.filings.sections import SectionService
-from findesk.tools import earnings, filings, highlights, macro_crypto, market, search_filings, social
+from findesk.knowledge.memory.store import MemoryStore
+from findesk.tools import (
+    calculators,
+    compliance,
+    crypto_research,
+    earnings,
+    equity_research,
+    filings,
+    highlights,
+    macro_crypto,
+    market,
+    search_filings,
+    social,
+)
 from findesk.tools.base import Tool, ToolContext, ToolRegistry
 
 
@@ -35,6 +48,10 @@ def data_tools() -> list[Tool]:
         *earnings.TOOLS,
         *social.TOOLS,
         *macro_crypto.TOOLS,
+        *calculators.TOOLS,
+        *equity_research.TOOLS,
+        *compliance.TOOLS,
+        *crypto_research.TOOLS,
     ]
 
 
@@ -65,9 +82,15 @@ async def _close_filing_index(service: object) -> None:
         await asyncio.to_thread(close)
 
 
+async def _open_memory(settings: Settings, _ctx: ToolContext) -> Result[object]:
+    # connects on first use, so a run that never reads or writes memory creates no database
+    return Ok(MemoryStore.from_settings(settings))
+
+
 # Later issues register their services here (retrieval, memory, sandbox, mail).
 SERVICE_FACTORIES: list[ServiceFactory] = [
     ServiceFactory(search_filings.SERVICE, _open_filing_index, _close_filing_index),
+    ServiceFactory(MemoryStore, _open_memory, _close_filing_index),
 ]
 
 
