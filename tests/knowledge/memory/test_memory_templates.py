@@ -1,0 +1,81 @@
+"""Procedural templates: the shipped ones load, name real tools and specialists, and are matched by
+their trigger phrases; a broken file is refused naming the file and the field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from findesk.agents.roles.research.equity import FULL_TEMPLATE
+from findesk.agents.roles.research.findings import SPECIALISTS
+from findesk.core.result import Err, ErrorCode
+from findesk.knowledge.memory.templates import TEMPLATES_DIR, default_templates, load_templates, match
+from findesk.tools.catalog import default_registry
+
+GOOD = (TEMPLATES_DIR / "full_equity_analysis.yaml").read_text()
+
+
+def test_the_shipped_templates_load_and_use_real_tools_and_specialists() -> None:
+    templates = default_templates().unwrap()
+    full = templates.get(FULL_TEMPLATE)  # the name the equity specialist runs as a playbook variant
+    assert full is not None and full.specialist == "equity"
+    assert "valuation ratios against peers" in full.report.must_include
+    tools = set(default_registry().names())
+    for template in templates.by_name.values():
+        assert template.specialist in SPECIALISTS
+        assert {step.tool for step in template.steps} <= tools, template.name
+
+
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [
+        ("Give me a full analysis of NVDA", FULL_TEMPLATE),
+        ("DEEP DIVE ON amd, please", FULL_TEMPLATE),
+        ("token deep dive on ETH", "crypto_deep_dive"),  # the longer trigger wins
+        ("What was NVDA's revenue?", None),
+        ("a deep diver on AMD", None),  # whole words only
+        ("", None),
+    ],
+)
+def test_match_uses_declared_trigger_phrases_only(question: str, name: str | None) -> None:
+    assert match(question) == name
+
+
+def write(folder: Path, name: str, text: str) -> None:
+    folder.mkdir(exist_ok=True)
+    (folder / name).write_text(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        (GOOD.replace("specialist: equity", "specialist: astrology"), "broken.yaml: specialist:"),
+        (GOOD.replace("tool: get_peers", "tool: Get Peers!"), "broken.yaml: steps.5.tool:"),
+        (GOOD.replace("report:", "reprot:"), "broken.yaml: report: Field required"),
+        (GOOD + "\nextra_field: 1\n", "broken.yaml: extra_field:"),
+        (GOOD.replace("  - full analysis of", "  - '!!'"), "broken.yaml: triggers:"),
+        ("name: [unclosed", "broken.yaml: not valid YAML"),
+        ("- just\n- a list\n", "broken.yaml: a template is a mapping"),
+        ("!!python/object/apply:os.system ['echo pwned']", "broken.yaml: not valid YAML"),
+        (GOOD, "broken.yaml: name: 'full_equity_analysis' must match the file name"),
+    ],
+)
+def test_a_broken_template_is_refused_naming_file_and_field(tmp_path: Path, text: str, says: str) -> None:
+    write(tmp_path / "t", "broken.yaml", text)
+    loaded = load_templates(tmp_path / "t")
+    assert isinstance(loaded, Err) and loaded.code is ErrorCode.INVALID_INPUT
+    assert loaded.reason.startswith(says), loaded.reason
+
+
+def test_two_templates_sharing_a_trigger_are_refused(tmp_path: Path) -> None:
+    write(tmp_path / "t", "full_equity_analysis.yaml", GOOD)
+    write(tmp_path / "t", "other.yaml", GOOD.replace("name: full_equity_analysis", "name: other"))
+    loaded = load_templates(tmp_path / "t")
+    assert isinstance(loaded, Err) and "already triggers 'full_equity_analysis'" in loaded.reason
+
+
+def test_a_huge_template_file_is_refused_before_parsing(tmp_path: Path) -> None:
+    write(tmp_path / "t", "huge.yaml", GOOD + "#" * 100_000)
+    loaded = load_templates(tmp_path / "t")
+    assert isinstance(loaded, Err) and "huge.yaml: larger than" in loaded.reason
