@@ -32,6 +32,7 @@ class Entry:
     target: str  # "module:attr" of a WorkflowSpec
     summary: str  # one line for help texts, known without importing the workflow
     kind: str = "workflow"  # "workflow" | "agent" | "plugin"
+    aliases: tuple[str, ...] = ()  # further CLI command names for the same workflow
 
 
 BUILTIN: tuple[Entry, ...] = (
@@ -40,6 +41,13 @@ BUILTIN: tuple[Entry, ...] = (
         "findesk.workflows.brief.spec:SPEC",
         "One-screen advisor briefing: quote, business, events, risks (cited), UNVERIFIED social signal, "
         "divergences and the tool trace. Never investment advice.",
+    ),
+    Entry(
+        "research",
+        "findesk.workflows.research.spec:SPEC",
+        "Research desk (also `findesk ask`): a question routed to the equity, macro, crypto and compliance "
+        "desks in parallel, one cited answer with conflicts flagged. Research only, never advice.",
+        aliases=("ask",),
     ),
 )
 

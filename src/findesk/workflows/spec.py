@@ -129,6 +129,19 @@ class RunScope:
         )
 
 
+@dataclass(frozen=True)
+class RunCaller:
+    """Who starts a run, as the interface knows it (the API key, or the local user of the CLI and the
+    Python API): a workflow with per-user state (memory) binds its input to it with ``bind_caller``, so
+    a request body can never name another user."""
+
+    user: str  # "local", or "key:<id>" for an API key
+    tier: str | None = None  # the key's tier; None for the local user
+
+
+LOCAL_CALLER = RunCaller(user="local")
+
+
 class StreamHandler(Protocol):
     """Turns the graph's progress chunks into ``section`` events; ``finish`` emits the rest."""
 
@@ -161,6 +174,9 @@ class WorkflowSpec(Generic[InT, RepT]):
     # the input again from the opening event's ``inputs`` (``findesk runs resume``); default: minus as_of
     resume_inputs: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
     kind: str = "workflow"  # "workflow" or "agent" (a one-node workflow around one role)
+    # the input bound to its caller (identity, tier), or why this caller may not run it so
+    bind_caller: Callable[[InT, RunCaller], Result[InT]] | None = None
+    aliases: tuple[str, ...] = ()  # further CLI command names (e.g. "ask" for "research")
 
     def parse(self, raw: InT | Mapping[str, Any]) -> Result[InT]:
         """The input as the model (validated) and checked, or why it is refused."""
@@ -177,6 +193,10 @@ class WorkflowSpec(Generic[InT, RepT]):
         except ValidationError as exc:
             return Err(ErrorCode.INVALID_INPUT, f"{self.name}: {validation_reason(exc, limit=1)}")
         return self.check(parsed)
+
+    def bind(self, inputs: InT, caller: RunCaller) -> Result[InT]:
+        """``inputs`` bound to ``caller`` (unchanged for a workflow without per-user state)."""
+        return Ok(inputs) if self.bind_caller is None else self.bind_caller(inputs, caller)
 
     def inputs_from_opening(self, opening: Mapping[str, Any]) -> dict[str, Any]:
         if self.resume_inputs is not None:

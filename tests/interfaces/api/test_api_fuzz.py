@@ -41,7 +41,7 @@ CHECKS = [
 ]
 # per operation and mode; a run that is accepted streams a whole (deterministic) workflow, so the POST
 # routes get fewer
-EXAMPLES = {"GET": 25, "POST": 8}
+EXAMPLES = {"GET": 25, "POST": 8, "DELETE": 25}
 WORKFLOWS = ("brief", "agents.quote_filings", "agents.social")
 
 

@@ -26,7 +26,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from findesk import __version__
-from findesk.interfaces.api import briefs, errors, ops, runs, workflows
+from findesk.interfaces.api import briefs, errors, memory, ops, queries, runs, workflows
 from findesk.interfaces.api.auth import authenticate
 from findesk.interfaces.api.errors import ApiError, error_response
 from findesk.interfaces.api.metrics import RequestMetrics
@@ -144,7 +144,9 @@ def create_app(services: ApiServices) -> FastAPI:
     app.state.services = services
     errors.install(app)
     app.include_router(briefs.router)
+    app.include_router(queries.router)
     app.include_router(runs.router)
+    app.include_router(memory.router)
     app.include_router(workflows.router)
     app.include_router(ops.router)
     app.add_middleware(RequestGate, limit=MAX_BODY_BYTES, services=services)

@@ -39,6 +39,29 @@ class BriefRequest(BaseModel):
     mode: Literal["auto", "deterministic", "model"] = "auto"
 
 
+class QueryRequest(BaseModel):
+    """The body of ``POST /v1/query``: one research-desk question (the workflow ``research``)."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [{"question": "Compare NVDA and AAPL revenue over the last three quarters"}]
+        },
+    )
+
+    question: str = Field(min_length=1, max_length=MAX_INPUT_CHARS, description="the research question")
+    as_of: IsoDate | None = Field(
+        None, description="point-in-time date, YYYY-MM-DD; default: the snapshot's as-of date"
+    )
+    session: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z0-9_.\-]{1,64}$",
+        description="session id: a follow-up resolves against this key's earlier questions in it",
+    )
+    disclaimer: bool = Field(True, description="append the disclaimer (false needs a team-tier key)")
+    mode: Literal["auto", "deterministic", "model"] = "auto"
+
+
 class RunRequest(BaseModel):
     """The body of ``POST /v1/runs/{workflow}``: the workflow's input (its ``input_schema`` in
     ``GET /v1/workflows``), the point-in-time date and the mode."""

@@ -37,9 +37,17 @@ class _Group(LazyGroup):
             "Search the retrieval index: cited passages with BM25 and dense scores (--ticker, --as-of…).",
             from_typer(_CLI + "index_cmds:search"),
         ),
+        "eval": (
+            "Evaluate the desks: `findesk eval golden` runs the research desk's golden cases.",
+            from_typer(_CLI + "eval_cmds:eval_app"),
+        ),
         "keys": (
             "API keys for `findesk serve`: create, list, revoke (tiers and limits: api.tiers).",
             from_typer(_CLI + "keys_cmds:keys_app"),
+        ),
+        "memory": (
+            "What the research desk remembers: facts about you (list, forget), sessions, templates.",
+            from_typer(_CLI + "memory_cmds:memory_app"),
         ),
         "runs": (
             "Inspect recorded runs (the audit log): list, replay a trace, export events, resume.",
@@ -68,8 +76,9 @@ class _Group(LazyGroup):
         if isinstance(found, Err):  # a broken plugin: its command is missing; running it says why
             return
         for name, entry in found.value.items():
-            if name not in self.lazy:
-                type(self).lazy = {**self.lazy, name: (entry.summary, workflow_loader(name))}
+            for command in (name, *entry.aliases):
+                if command not in self.lazy:
+                    type(self).lazy = {**self.lazy, command: (entry.summary, workflow_loader(name))}
 
 
 app = typer.Typer(

@@ -15,7 +15,9 @@ from __future__ import annotations
 from datetime import date
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
+from findesk.agents.roles.research.conflicts import Conflict
 from findesk.agents.roles.research.findings import Chart, Citation, SpecialistReport, Subjects
 from findesk.guardrails.output_guard import GuardReport
 from findesk.workflows.records import AgentRecord, ToolCallRecord
@@ -36,13 +38,13 @@ class ResearchInput(BaseModel):
         pattern=r"^[A-Za-z0-9_.\-]{1,64}$",
         description="Session id: a follow-up in the same session resolves against the earlier questions.",
     )
-    disclaimer: bool = Field(True, description="Append the disclaimer (only a team-tier key may turn it off).")
-
-
-class Conflict(BaseModel):
-    quantity: str
-    values: list[tuple[str, float, str]]  # (agent, value, citation source)
-    resolution: str  # "newest data: …", "more reliable source: …" or "sources disagree"
+    disclaimer: bool = Field(
+        True, description="Append the disclaimer (only a team-tier key may turn it off)."
+    )
+    # Set by the interface from the caller (the API key), never taken from a request body: whose session
+    # and facts the run reads and writes, and the key's tier. Hidden from the input schema (forms, docs).
+    user: SkipJsonSchema[str] = "local"
+    caller_tier: SkipJsonSchema[str | None] = None
 
 
 class ResearchReport(BaseModel):

@@ -77,6 +77,8 @@ const SAFE_CLASS_RE = /^[A-Za-z0-9_-]{1,40}$/;
 const SOURCE_ID_RE = /^source-[0-9]{1,4}$/;
 const LINK_REL = "noopener noreferrer nofollow";
 const MAX_DEPTH = 40;
+const PNG_DATA_RE = /^data:image\/png;base64,[A-Za-z0-9+/]+={0,2}$/;
+const CHART_MAX = 3000000; // characters of one chart's data URL
 const ECHO_MAX = 80; // characters of a bad route echoed back in its error message
 
 const state = {
@@ -218,7 +220,12 @@ function copy_node(node, dst, depth) {
     copy_children(node, dst, depth + 1);
     return;
   }
-  if (!ALLOWED_TAGS.has(tag)) return; // script, style, iframe, img, object, form, input, template…
+  if (tag === "img") {
+    const chart = chart_image(node); // only a PNG drawn by the server, inline; every other image is dropped
+    if (chart) dst.appendChild(chart);
+    return;
+  }
+  if (!ALLOWED_TAGS.has(tag)) return; // script, style, iframe, object, form, input, template…
   const copy = document.createElement(tag);
   copy_attributes(node, copy, tag);
   copy_children(node, copy, depth + 1);
@@ -244,6 +251,18 @@ function copy_attributes(src, dst, tag) {
       dst.target = "_blank";
     }
   }
+}
+
+function chart_image(node) {
+  // A chart of the research desk: data:image/png;base64 only (no URL is ever fetched), a fresh element
+  // with no attribute of the original but its alt text.
+  const src = str(node.getAttribute("src"));
+  if (src.length > CHART_MAX || !PNG_DATA_RE.test(src)) return null;
+  const img = document.createElement("img");
+  img.src = src;
+  img.alt = clip(str(node.getAttribute("alt")), 200);
+  img.className = "chart";
+  return img;
 }
 
 function safe_href(raw) {

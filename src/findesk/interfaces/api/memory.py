@@ -1,0 +1,101 @@
+"""Memory over HTTP: ``GET /v1/memory/facts`` lists what the research desk remembers about the
+caller; ``DELETE /v1/memory/facts/{fact_id}`` and ``DELETE /v1/memory/facts`` forget it.
+
+Rules:
+- the user is the caller, never a request field: an API key's memory is ``key:<id>`` (the user its
+  research runs are bound to, ``run_stream``), the local caller's is ``local``. Another key's fact is
+  a 404 exactly like a fact that does not exist, and is never listed or deleted.
+- a fact id that cannot be one (not 1 to 32 ASCII letters or digits) is that same 404, never looked up.
+- reads count against the key's requests per minute, never its cost cap; so do deletions.
+- the store is opened per request (in a thread) and closed after it: memory keeps no state in the
+  server process, so several server processes agree.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import TypeVar
+
+from fastapi import APIRouter, Path, Request
+from pydantic import BaseModel
+
+from findesk.core.result import Err, Result
+from findesk.interfaces.api.auth import authorize
+from findesk.interfaces.api.errors import ApiError
+from findesk.interfaces.api.schemas import ERRORS
+from findesk.interfaces.api.services import ApiServices
+from findesk.knowledge.memory.models import Fact
+from findesk.knowledge.memory.store import MemoryStore
+from findesk.workflows.spec import LOCAL_CALLER
+
+router = APIRouter(tags=["memory"])
+T = TypeVar("T")
+# the shape is documented, not enforced by FastAPI (a 400): an id of another shape is simply not found
+FactId = Path(
+    description="a fact's id, as GET /v1/memory/facts lists it",
+    json_schema_extra={"pattern": "^[0-9a-f]{12}$"},
+)
+
+
+class FactsView(BaseModel):
+    facts: list[Fact]
+
+
+class Forgotten(BaseModel):
+    forgotten: int
+    fact: Fact | None = None
+
+
+async def _caller_memory(request: Request, use: Callable[[MemoryStore, str], Result[T]], *, write: bool) -> T:
+    services: ApiServices = request.app.state.services
+    caller = await authorize(request, services, costly=False)
+    user = f"key:{caller.key.id}" if caller.key is not None else LOCAL_CALLER.user
+
+    def run() -> Result[T]:
+        store = MemoryStore.from_settings(services.settings, read_only=not write)
+        try:
+            return use(store, user)
+        finally:
+            store.close()
+
+    done = await asyncio.to_thread(run)
+    if isinstance(done, Err):
+        raise ApiError.of(done)
+    return done.value
+
+
+@router.get(
+    "/v1/memory/facts",
+    response_model=FactsView,
+    responses=ERRORS,
+    summary="What the research desk remembers about the caller (holdings, assets and themes followed)",
+)
+async def list_facts(request: Request) -> FactsView:
+    facts = await _caller_memory(request, lambda store, user: store.facts(user), write=False)
+    return FactsView(facts=facts)
+
+
+@router.delete(
+    "/v1/memory/facts/{fact_id}",
+    response_model=Forgotten,
+    responses=ERRORS,
+    summary="Forget one of the caller's facts",
+)
+async def forget_fact(request: Request, fact_id: str = FactId) -> Forgotten:
+    def forget(store: MemoryStore, user: str) -> Result[Fact]:
+        return store.forget(user, fact_id)
+
+    fact = await _caller_memory(request, forget, write=True)
+    return Forgotten(forgotten=1, fact=fact)
+
+
+@router.delete(
+    "/v1/memory/facts",
+    response_model=Forgotten,
+    responses=ERRORS,
+    summary="Forget every fact about the caller",
+)
+async def forget_all(request: Request) -> Forgotten:
+    count = await _caller_memory(request, lambda store, user: store.forget_all(user), write=True)
+    return Forgotten(forgotten=count)

@@ -1,0 +1,84 @@
+"""Running the golden cases through the research desk (``findesk eval golden``, ``bench/research.py``).
+
+Rules:
+- Each case runs as a normal run of the workflow ``research`` (the one runner, on the snapshot at the
+  case's as-of date, deterministic unless a model resolver is given), with one tool context kept open
+  across the cases, as a server keeps one. Runs are made as the user ``EVAL_USER``, so an evaluation
+  never reads or writes a real user's sessions and facts.
+- A run that fails outright (a refusal, a crash) is a failed case that says why, never a skipped one.
+- Pure orchestration: the scoring is ``golden.score``; the numbers are the reports'.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from findesk.agents.runtime import ModelResolver
+from findesk.agents.runtime.outcome import RequestedMode
+from findesk.core.config import Settings
+from findesk.core.result import Err, Ok, Result
+from findesk.data.context import resolve_context
+from findesk.tools.catalog import close_tool_context, open_tool_context
+from findesk.workflows.research.golden import CaseResult, GoldenCase, score
+from findesk.workflows.research.models import ResearchReport
+from findesk.workflows.runner import run_workflow
+
+EVAL_USER = "golden-eval"
+
+
+@dataclass(frozen=True)
+class CaseRun:
+    case: GoldenCase
+    result: CaseResult
+    report: ResearchReport | None
+    seconds: float
+
+
+async def run_cases(
+    cases: Sequence[GoldenCase],
+    settings: Settings,
+    *,
+    mode: RequestedMode = "deterministic",
+    models: ModelResolver | None = None,
+) -> Result[list[CaseRun]]:
+    from findesk.workflows.research.spec import SPEC
+
+    if not cases:
+        return Ok([])
+    first = resolve_context(settings, mode="snapshot", as_of=cases[0].as_of)
+    if isinstance(first, Err):
+        return first
+    tools = await open_tool_context(settings, first.value)
+    if isinstance(tools, Err):
+        return tools
+    out: list[CaseRun] = []
+    try:
+        for case in cases:
+            context = resolve_context(settings, mode="snapshot", as_of=case.as_of)
+            if isinstance(context, Err):
+                return context
+            began = time.perf_counter()
+            done: Result[Any] = await run_workflow(
+                SPEC,
+                {"question": case.question, "user": EVAL_USER},
+                settings=settings,
+                context=context.value,
+                mode=mode,
+                models=models,
+                tools=tools.value,
+            )
+            seconds = time.perf_counter() - began
+            if isinstance(done, Err):
+                failed = CaseResult(
+                    id=case.id, category=case.category, passed=False, failures=[f"run failed: {done}"]
+                )
+                out.append(CaseRun(case, failed, None, seconds))
+                continue
+            report: ResearchReport = done.value.report
+            out.append(CaseRun(case, score(case, report), report, seconds))
+    finally:
+        await close_tool_context(tools.value)
+    return Ok(out)
