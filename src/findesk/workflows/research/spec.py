@@ -34,13 +34,15 @@ from findesk.workflows.research.synthesize_guard import guarded_answer
 from findesk.workflows.spec import LOCAL_CALLER, RunCaller, RunScope, StreamHandler, WorkflowSpec
 
 TEAM_TIER = "team"
+# The answer is what the reader came for: its box sits under the plan and fills in last; the desks'
+# findings behind it follow.
 SECTIONS: tuple[tuple[str, str], ...] = (
     ("plan", "Plan"),
+    ("answer", "Answer"),
     ("equity", TITLES["equity"]),
     ("macro", TITLES["macro"]),
     ("crypto", TITLES["crypto"]),
     ("compliance", TITLES["compliance"]),
-    ("answer", "Answer"),
 )
 _INDEX = {name: i + 1 for i, (name, _title) in enumerate(SECTIONS)}
 _TITLE = dict(SECTIONS)

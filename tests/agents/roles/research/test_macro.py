@@ -53,6 +53,8 @@ def test_btc_vs_spx_after_the_10y_crossed_4_5_is_an_honest_no_data(ctx: ToolCont
     assert outcomes["correlation"].error_code == "no_data"
     missing = [w for w in report.warnings if "correlation of" in w]
     assert len(missing) == 1 and "no daily USD price history for BITCOIN" in missing[0]
+    assert "Do not estimate" not in missing[0]  # the tool's instruction to a model is not for the reader
+    assert "after DGS10>4.5 began to hold on 2025-06-06" in missing[0]  # when the 10Y crossed, still told
     assert not any("correlation" in (f.quantity or "") for f in report.findings)
     # what the data has is still answered: the index (one name for SPX/^GSPC) and the yield
     found = by_quantity(report)

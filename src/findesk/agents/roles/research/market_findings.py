@@ -13,6 +13,7 @@ Rules:
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 from findesk.agents.role import Outcomes, outcome_error, outcome_value
@@ -28,7 +29,9 @@ CHART_TOOL = "make_price_chart"
 
 def unavailable(outcomes: Outcomes, key: str, what: str) -> str:
     """The warning for a failed call: ``data unavailable: <what>: <reason>``."""
-    error = (outcome_error(outcomes, key) or "no result").replace(DO_NOT_ESTIMATE, "").strip()
+    error = (outcome_error(outcomes, key) or "no result").replace(DO_NOT_ESTIMATE, "")
+    # "Do not estimate …" is the tool's instruction to a model, not something the reader needs.
+    error = re.sub(r"\s*Do not estimate[^.(]*\.?", "", error).strip()
     return f"data unavailable: {what}: {error.rstrip('. ')}"
 
 
@@ -42,9 +45,14 @@ def stats_findings(agent: str, s: ReturnStats) -> list[Finding]:
     window = span(s.start, s.end)
     adjusted = s.note == ADJUSTED_NOTE
     if s.traded_close is not None and s.traded_close_source:
+        differs = money(s.traded_close) != money(s.last_value)
         close = Finding(
-            text=f"{s.asset} closed at {money(s.traded_close)} on {s.end.isoformat()} as traded (the "
-            f"split/dividend-adjusted series behind the statistics reads {money(s.last_value)}).",
+            text=f"{s.asset} closed at {money(s.traded_close)} on {s.end.isoformat()} as traded"
+            + (
+                f" (the split/dividend-adjusted series behind the statistics reads {money(s.last_value)})."
+                if differs
+                else "."
+            ),
             citations=[Citation(agent=agent, tool=STATS_TOOL, source=s.traded_close_source), *cite],
             quantity=f"{s.asset} close {s.end.isoformat()}",
             value=s.traded_close,

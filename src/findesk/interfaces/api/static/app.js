@@ -1517,8 +1517,9 @@ function remember(body, briefing) {
 }
 
 function input_summary(inputs) {
-  // "AAPL, 2025-08-29": the scalar inputs, for the history entry's title.
-  const values = Object.values(inputs || {}).filter((v) => ["string", "number", "boolean"].includes(typeof v));
+  // "AAPL, 2025-08-29": the text and number inputs, for the history entry's title (a checkbox's
+  // true/false says nothing about what was asked).
+  const values = Object.values(inputs || {}).filter((v) => ["string", "number"].includes(typeof v));
   return clip(values.map(String).join(", "), 80);
 }
 
