@@ -99,3 +99,14 @@ async def test_no_subject_is_said(ctx: ToolContext) -> None:
     report, outcomes = await run_specialist(ROLE, ctx, "Is this wallet safe?")
     assert outcomes == {} and report.findings == []
     assert report.warnings == ["data unavailable: the question names no address or name to screen"]
+
+
+async def test_before_any_list_the_pool_link_is_a_mixer_link_and_the_gap_reads_plainly(
+    ctx: ToolContext,
+) -> None:
+    report, _ = await run_specialist(ROLE, ctx, "risk?", as_of=date(2024, 1, 15), addresses=[RECIPIENT])
+    assert (
+        report.data["risk"]["band"] == "51-80"
+    )  # no sanctions list yet: a known mixer contract, not a listing
+    gaps = [w for w in report.warnings if "no sanctions list for address screening" in w]
+    assert gaps and not any("Do not estimate" in w for w in report.warnings)  # model instructions stay out

@@ -22,7 +22,7 @@ from typing import Any
 
 from findesk.agents.role import Caps, DeterministicPolicy, Outcomes, PlannedCall, Role, outcome_value
 from findesk.agents.roles.research.findings import Citation, Finding, SpecialistInput, SpecialistReport
-from findesk.agents.roles.research.market_findings import unavailable
+from findesk.agents.roles.research.market_findings import for_reader, unavailable
 from findesk.data.models import SanctionsScreen
 from findesk.tools.compliance import AddressRisk
 
@@ -149,7 +149,7 @@ def compose(inputs: SpecialistInput, outcomes: Outcomes) -> SpecialistReport:
         findings += risk_findings(risk)
         risks[risk.address] = risk_data(risk)
         gaps = [r.removeprefix("coverage: ") for r in risk.risk.reasons if r.startswith("coverage: ")]
-        warnings += [f"coverage ({a}): {g}" for g in gaps[:MAX_GAPS_SHOWN]]
+        warnings += [f"coverage ({a}): {for_reader(g)}" for g in gaps[:MAX_GAPS_SHOWN]]
         if len(gaps) > MAX_GAPS_SHOWN:
             warnings.append(f"coverage ({a}): {len(gaps) - MAX_GAPS_SHOWN} more gaps in the trace")
     for n in names(inputs):

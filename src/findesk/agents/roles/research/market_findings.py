@@ -29,10 +29,14 @@ CHART_TOOL = "make_price_chart"
 
 def unavailable(outcomes: Outcomes, key: str, what: str) -> str:
     """The warning for a failed call: ``data unavailable: <what>: <reason>``."""
-    error = (outcome_error(outcomes, key) or "no result").replace(DO_NOT_ESTIMATE, "")
-    # "Do not estimate …" is the tool's instruction to a model, not something the reader needs.
-    error = re.sub(r"\s*Do not estimate[^.(]*\.?", "", error).strip()
+    error = for_reader(outcome_error(outcomes, key) or "no result")
     return f"data unavailable: {what}: {error.rstrip('. ')}"
+
+
+def for_reader(text: str) -> str:
+    """A tool's message without its instruction to a model ("Do not estimate …"), which the reader of
+    a warning does not need."""
+    return re.sub(r"\s*Do not estimate[^.(]*\.?", "", text.replace(DO_NOT_ESTIMATE, "")).strip()
 
 
 def span(start: date, end: date) -> str:
