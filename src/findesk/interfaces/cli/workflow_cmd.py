@@ -117,10 +117,16 @@ def build_command(spec: Any) -> Callable[..., None]:
         info = fields[name]
         argument = typer.Argument(..., metavar=name.upper(), help=info.description or name)
         params.append(_param(name, argument, str))
-    options = [n for n in fields if n not in spec.cli_arguments]
+    # Fields hidden from the input schema are set by the interface (the caller), not typed by a user.
+    shown = spec.input_model.model_json_schema().get("properties", {})
+    options = [n for n in fields if n not in spec.cli_arguments and n in shown]
     for name in options:
         info = fields[name]
         flag = "--" + name.replace("_", "-")
+        if info.annotation is bool:  # a switch: --disclaimer / --no-disclaimer
+            switch = typer.Option(None, f"{flag}/--no-{flag[2:]}", help=info.description or name)
+            params.append(_param(name, switch, bool | None))
+            continue
         params.append(_param(name, typer.Option(None, flag, help=info.description or name), str | None))
     params.append(
         _param(
