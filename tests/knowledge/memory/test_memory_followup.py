@@ -37,6 +37,13 @@ def test_what_about_its_peers_names_the_earlier_subject() -> None:
     assert r.subjects["tickers"] == ["NVDA"] and "peers" in r.subjects["themes"]
 
 
+def test_what_about_its_pe_asks_more_about_the_same_subject() -> None:
+    r = resolve_followup("what about its P/E?", [NVDA])
+    assert r.cue == "pronoun" and r.subjects["tickers"] == ["NVDA"]
+    assert r.resolved.endswith("Follow-up: what about NVDA's P/E?"), r.resolved
+    assert "its P/E" not in r.resolved  # never spliced into the earlier question as a new subject
+
+
 def test_same_for_eth_replaces_the_token_and_keeps_the_window() -> None:
     found = Subjects(tokens=["ethereum"]).model_dump(mode="json")
     r = resolve_followup("same for ETH", [BTC], found=found)

@@ -188,3 +188,13 @@ def test_the_answer_leads_with_what_was_asked_and_a_stale_list_is_a_caveat_not_m
     # the list files are old at the as-of date: a caveat; the address has no transactions: unavailable
     assert any(line.startswith("- Caveat: ") and "days old at the as-of date" in line for line in lines)
     assert not any(line.startswith("- Data unavailable: ") and "days old" in line for line in lines)
+
+
+def test_a_pronoun_follow_up_that_routes_nothing_by_itself_plans_for_the_carried_subject(
+    desk_settings: Settings, desk_tools: ToolContext
+) -> None:
+    ask(desk_settings, desk_tools, "What was NVDA revenue over the last two quarters?", session="pe")
+    follow = _report(ask(desk_settings, desk_tools, "what about its P/E?", session="pe")[0])
+    assert follow.intents == ["equity"] and follow.subjects.tickers == ["NVDA"]
+    assert follow.plan.startswith("equity: NVDA") and "nothing routed" not in follow.plan
+    assert "NVDA P/E 49.62 on 2025-08-29" in follow.answer

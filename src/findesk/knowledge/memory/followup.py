@@ -160,7 +160,8 @@ def _cue(asked: str, found: Mapping[str, Any]) -> tuple[Cue | None, str]:
         match = pattern.match(text)
         if match is not None:
             target = match[1].strip()
-            if _PEERS.search(target) or _PRONOUN.fullmatch(target):
+            # "what about its P/E?" asks more about the same subject: it adds, it does not replace
+            if _PEERS.search(target) or _PRONOUN.fullmatch(target) or _POSSESSIVE.search(target):
                 return "peers" if _PEERS.search(target) else "pronoun", ""
             return cue, target  # type: ignore[return-value]  # the loop's literals
     if _COMPARE.search(text):

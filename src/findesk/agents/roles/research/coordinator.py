@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from findesk.agents.role import Caps, DeterministicPolicy, Outcomes, Role
 from findesk.agents.roles.research.findings import SPECIALISTS, Subjects
-from findesk.agents.roles.research.route import RoutePlan, apply_mandatory
+from findesk.agents.roles.research.route import RoutePlan, apply_mandatory, describe
 
 __all__ = ["ROUTE_ROLE", "RouteInput", "RoutePlan", "final_plan", "with_carried"]
 
@@ -55,11 +55,13 @@ def with_carried(plan: RoutePlan, carried: Subjects | None) -> RoutePlan:
     subjects.themes = list(dict.fromkeys([*subjects.themes, *carried.themes]))
     ordered = [d for d in SPECIALISTS if d in intents]
     carried_names = ", ".join([*carried.tickers, *carried.series, *carried.tokens, *carried.addresses])
+    # "what about its P/E?" routes nothing by itself: its plan line is the carried subjects' own
+    line = plan.plan if plan.intents else describe(ordered, subjects)
     return plan.model_copy(
         update={
             "intents": ordered,
             "subjects": subjects,
-            "plan": plan.plan
+            "plan": line
             + (f" (follow-up: {carried_names} from earlier in the session)" if carried_names else ""),
             "reasons": [*plan.reasons, f"follow-up: carried over {carried_names or 'the earlier themes'}"],
         }

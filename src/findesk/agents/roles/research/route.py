@@ -579,6 +579,13 @@ def _plan_line(intents: list[SpecialistName], s: Subjects, shown: _Shown, unknow
     return _one_line("; ".join(f"{intent}: {_segment(intent, s, shown)}" for intent in intents))
 
 
+def describe(intents: list[SpecialistName], s: Subjects) -> str:
+    """The plan line for subjects that did not all come from the question's own text (a follow-up's
+    carried subjects): indexes (``^GSPC``) are priced by macro, every other ticker is named as a company."""
+    market = [t for t in s.tickers if t.startswith("^")]
+    return _plan_line(intents, s, _Shown([t for t in s.tickers if t not in market], market), [])
+
+
 _COMPLIANCE_THEMES = ("fund tracing", "mixer", "risk score")
 
 
