@@ -125,3 +125,22 @@ def test_two_desks_reporting_different_figures_for_one_quantity_are_shown_as_a_c
     assert "Conflicts between desks" in report.answer
     assert "645.05" in report.answer and "641.37" in report.answer
     assert "disagree" in report.answer.lower() or "more reliable" in report.answer.lower()
+
+
+def test_a_run_whose_budget_is_spent_after_routing_skips_the_desks_and_says_so(
+    desk_settings: Settings, desk_tools: ToolContext
+) -> None:
+    # the router's one call costs more than this run's whole budget: no desk may start
+    broke = desk_settings.model_copy(
+        update={"llm": desk_settings.llm.model_copy(update={"budget_usd": 0.000001})}
+    )
+    resolve, models = research_models()
+    report = _report(
+        ask(broke, desk_tools, "What was NVDA revenue last quarter?", mode="model", models=resolve)[0]
+    )
+    assert (
+        report.cut_short
+        and "dollar budget ($0.00) was spent before the equity desk(s) ran" in (report.cut_short[0])
+    ), report.cut_short
+    assert not models["equity"].requests  # the desk never called its model
+    assert "**Cut short**" in report.answer and report.cut_short[0] in report.answer
