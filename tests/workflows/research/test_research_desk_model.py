@@ -144,3 +144,5 @@ def test_a_run_whose_budget_is_spent_after_routing_skips_the_desks_and_says_so(
     ), report.cut_short
     assert not models["equity"].requests  # the desk never called its model
     assert "**Cut short**" in report.answer and report.cut_short[0] in report.answer
+    # the question was routed: the answer never claims that nothing could take it
+    assert "no desk ran. Plan: equity: NVDA" in report.answer and "No specialist could" not in report.answer

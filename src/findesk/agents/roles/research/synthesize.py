@@ -163,6 +163,15 @@ def compose(inputs: SynthesisInput, _outcomes: Outcomes) -> Synthesis:
     citations = number_citations(inputs.reports, inputs.question)
     lines: list[str] = []
     routed = _ordered(inputs.reports)
+    if not routed and inputs.cut_short:
+        # routed, but stopped before any desk ran: say so, not that nothing could be routed
+        lines.append(
+            f"Research answer as of {inputs.as_of.isoformat()}: no desk ran. Plan: {inputs.plan}. "
+            "Data unavailable; nothing was estimated."
+        )
+        lines.append("\n**Cut short**")
+        lines.extend(f"- {c}" for c in inputs.cut_short)
+        return Synthesis(answer="\n".join(lines))
     if not routed:
         reason = inputs.unrouted or "the question names no company, series, token, address or sanctions term"
         lines.append(
