@@ -91,6 +91,23 @@ def test_address_with_ofac_and_funds_question_goes_to_compliance(tables: RouteTa
 # -- tickers and company names -----------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("question", "tickers"),
+    [
+        ("Compare JPM and F revenue over the last three quarters", ["JPM", "F"]),
+        ("F, GM and TSLA revenue", ["F", "GM", "TSLA"]),
+        ("Is C or JPM bigger?", ["C", "JPM"]),
+        ("A comparison of NVDA and AMD", ["NVDA", "AMD"]),  # a sentence's "A" is an article
+        ("GOOGL class A shares and NVDA", ["GOOGL", "NVDA"]),  # a share class, not Agilent
+        ("S&P 500 vs NVDA", ["^GSPC", "NVDA"]),  # not S (SentinelOne) and P
+    ],
+)
+def test_a_one_letter_ticker_counts_only_when_a_list_joins_it_to_another(
+    question: str, tickers: list[str], tables: RouteTables
+) -> None:
+    assert route(question, tables=tables).subjects.tickers == tickers
+
+
 @pytest.mark.parametrize("word", ["A", "IT", "ALL", "ON", "AI", "NOW", "ANY", "CAN", "FOR", "ARE"])
 def test_common_words_that_are_tickers_are_not_read_as_tickers(word: str, tables: RouteTables) -> None:
     assert word in tables.tickers  # the test would prove nothing otherwise

@@ -296,6 +296,12 @@ def _scan_tickers(scan: _Scan, text: str, tables: RouteTables, shouted: bool) ->
         if word in tables.coin_symbols:
             scan.add(scan.tokens, tables.coin_symbols[word], m.start())
             scan.why(f"token symbol {word} → {tables.coin_symbols[word]}")
+        elif (
+            len(word) == 1
+            and word in tables.tickers
+            and _listed_with_ticker(text, m.start(), m.end(), tables)
+        ):
+            found(word, f"ticker {word} (listed with another ticker)", m.start())
         elif len(word) == 1 or word in STOP_WORDS or word in MACRO_WORDS or PERIOD.fullmatch(word):
             continue
         elif word in tables.tickers or word in tables.etfs:  # ETFs file no 10-K: not in SEC's table
@@ -306,6 +312,19 @@ def _scan_tickers(scan: _Scan, text: str, tables: RouteTables, shouted: bool) ->
             continue
         taken.append((m.start(), m.end()))
     return _blank(text, taken)
+
+
+# "JPM and F", "F, GM": a one-letter word is a ticker (Ford) only when a list joins it to another ticker
+_JOIN = r"(?:,|\s&|\band|\bvs\.?|\bversus|\bor)"
+_LEFT_TICKER = re.compile(rf"\b([A-Z][A-Z0-9]{{1,5}})\s*{_JOIN}\s*$")
+_RIGHT_TICKER = re.compile(rf"^\s*{_JOIN}\s+([A-Z][A-Z0-9]{{1,5}})\b")
+
+
+def _listed_with_ticker(text: str, start: int, end: int, tables: RouteTables) -> bool:
+    known = (tables.tickers, tables.etfs)
+    left = _LEFT_TICKER.search(text[max(0, start - 24) : start])
+    right = _RIGHT_TICKER.match(text[end : end + 24])
+    return any(m is not None and any(m.group(1) in k for k in known) for m in (left, right))
 
 
 def _words(text: str) -> list[tuple[str, str, int, int]]:
