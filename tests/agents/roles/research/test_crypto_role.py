@@ -30,7 +30,7 @@ async def test_bitcoin_token_info_comes_with_its_price_timestamp(ctx: ToolContex
     assert any("no USD price with a known time" in t for t in texts)
     quote = next(f for f in report.findings if f.quantity == "BTC price ETH")
     assert (quote.value, quote.unit, quote.observed) == (31.906046, "ETH", date(2025, 1, 22))
-    assert "31.906046 ETH at 2025-01-22 21:46Z" in quote.text
+    assert "31.91 ETH at 2025-01-22 21:46Z (219 days before the as-of date 2025-08-29)" in quote.text
     assert quote.citations[0].tool == "get_token_prices"
     assert (
         quote.citations[0].source
@@ -43,6 +43,18 @@ async def test_a_usd_price_finding_carries_quantity_value_and_date(ctx: ToolCont
     report, _ = await run_specialist(ROLE, ctx, "DAI price?", tokens=["dai"])
     usd = next(f for f in report.findings if f.unit == "USD" and f.quantity and "price" in f.quantity)
     assert (usd.value, usd.observed) == (0.99972, date(2025, 3, 6))
+    assert "0.99972 USD as of 2025-03-06" in usd.text and "days before the as-of date" in usd.text
+
+
+async def test_an_old_price_is_readable_and_says_how_old_it_is(ctx: ToolContext) -> None:
+    report, _ = await run_specialist(ROLE, ctx, "ETH price?", tokens=["ethereum"])
+    price = next(f for f in report.findings if f.quantity == "ETH price USD")
+    assert price.text.startswith(
+        "Ethereum (ETH) was priced at 2,279.94 USD as of 2024-01-01"
+    )  # not 2,279.9410…
+    assert "(606 days before the as-of date 2025-08-29)" in price.text
+    cap = next(f for f in report.findings if f.quantity == "ETH market cap USD")
+    assert cap.text.endswith("as of 2024-01-01 00:00Z.")  # a market cap is never undated
 
 
 async def test_large_holders_offline_are_data_unavailable_with_the_reason(ctx: ToolContext) -> None:

@@ -15,6 +15,7 @@ Rules:
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import Any
 
 from findesk.agents.role import Caps, DeterministicPolicy, Outcomes, PlannedCall, Role, outcome_value
@@ -23,13 +24,14 @@ from findesk.agents.roles.research.findings import Citation, Finding, Specialist
 from findesk.agents.roles.research.market_findings import unavailable
 from findesk.data.models import OnchainTx, ProtocolTVL, TokenInfo
 from findesk.data.models.onchain_risk import EthBalance, TokenHolders, TokenPriceHistory
-from findesk.tools.summaries import compact, exact, when
+from findesk.tools.summaries import compact, money, when
 
 AGENT = "crypto"
 MAX_TOKENS = 4
 MAX_ADDRESSES = 3
 MAX_PROTOCOLS = 3
 TXS_SHOWN = 10
+STALE_DAYS = 7  # a recorded price older than this at the as-of date says how old it is
 HOLDERS_ASKED = re.compile(r"\b(holders?|whales?|top wallets?)\b", re.IGNORECASE)
 
 
@@ -70,14 +72,20 @@ def _cite(tool: str, *sources: str) -> list[Citation]:
     return [Citation(agent=AGENT, tool=tool, source=s) for s in dict.fromkeys(sources)]
 
 
-def token_findings(t: TokenInfo, prices: TokenPriceHistory | None) -> list[Finding]:
+def _age(at: date, as_of: date) -> str:
+    """How old a recorded figure is at the as-of date, when that matters to the reader (over a week)."""
+    days = (as_of - at).days
+    return f" ({days:,} days before the as-of date {as_of.isoformat()})" if days > STALE_DAYS else ""
+
+
+def token_findings(t: TokenInfo, prices: TokenPriceHistory | None, as_of: date) -> list[Finding]:
     symbol = t.symbol.upper()
     out: list[Finding] = []
     if t.price_usd is not None and t.price_as_of is not None:
         out.append(
             Finding(
-                text=f"{t.name} ({symbol}) was priced at {exact(t.price_usd)} USD as of "
-                f"{when(t.price_as_of)}.",
+                text=f"{t.name} ({symbol}) was priced at {money(t.price_usd)} USD as of "
+                f"{when(t.price_as_of)}{_age(t.price_as_of.date(), as_of)}.",
                 citations=_cite("get_token", t.source.cite()),
                 quantity=f"{symbol} price USD",
                 value=t.price_usd,
@@ -95,7 +103,8 @@ def token_findings(t: TokenInfo, prices: TokenPriceHistory | None) -> list[Findi
     if t.market_cap_usd is not None:
         out.append(
             Finding(
-                text=f"{t.name} market cap: {compact(t.market_cap_usd)} USD.",
+                text=f"{t.name} market cap: {compact(t.market_cap_usd)} USD"
+                + (f" as of {when(t.price_as_of)}." if t.price_as_of else " (no date in the data)."),
                 citations=_cite("get_token", t.source.cite()),
                 quantity=f"{symbol} market cap USD",
                 value=t.market_cap_usd,
@@ -108,8 +117,8 @@ def token_findings(t: TokenInfo, prices: TokenPriceHistory | None) -> list[Findi
             continue  # the same point get_token already reported
         out.append(
             Finding(
-                text=f"{t.name} ({symbol}) recorded {p.kind} price: {exact(p.price)} {p.currency.upper()} at "
-                f"{when(p.at)}.",
+                text=f"{t.name} ({symbol}) recorded {p.kind} price: {money(p.price)} {p.currency.upper()} at "
+                f"{when(p.at)}{_age(p.at.date(), as_of)}.",
                 citations=_cite("get_token_prices", p.source.cite()),
                 quantity=f"{symbol} price {p.currency.upper()}",
                 value=p.price,
@@ -170,7 +179,7 @@ def compose(inputs: SpecialistInput, outcomes: Outcomes) -> SpecialistReport:
         info: TokenInfo | None = outcome_value(outcomes, f"token:{t}")
         prices: TokenPriceHistory | None = outcome_value(outcomes, f"prices:{t}")
         if info is not None:
-            findings += token_findings(info, prices)
+            findings += token_findings(info, prices, inputs.as_of)
             data["tokens"][info.id] = {
                 "price_usd": info.price_usd,
                 "price_as_of": info.price_as_of.isoformat() if info.price_as_of else None,
