@@ -11,6 +11,8 @@ Rules this store keeps:
 - Names are screened against the newest visible SDN CSV (names and a.k.a. aliases).
 - Every answer says which lists were checked, their dates and staleness (days to ``as_of`` against
   the threshold, 7 days by default). No list visible at ``as_of`` is ``no_data``, never "no match".
+- The indexes of an SDN list (by name, by address, its per-asset address lists) are built once per
+  list, not per screen: a fund trace screens dozens of counterparties in one question.
 """
 
 from __future__ import annotations
@@ -47,26 +49,47 @@ class _AddressList:
         return f"{self.family} {self.asset}" if self.family == B10C_LIST else self.family
 
 
+@dataclass(frozen=True, slots=True)
+class _SdnView:
+    """One SDN extract with the indexes every screen needs."""
+
+    day: date
+    rel: str
+    entries: list[ofac.SdnEntry]
+    by_name: dict[str, ofac.SdnEntry]
+    by_address: dict[str, dict[str, list[tuple[ofac.SdnEntry, str]]]]
+    address_lists: list[_AddressList]  # per asset, as a list family of its own
+
+
 class SanctionsStore:
     def __init__(self, files: SnapshotFiles, stale_days: int = 7) -> None:
         self.files = files
         self.stale_days = stale_days
-        self._sdn: dict[date, tuple[str, Lazy[list[ofac.SdnEntry]]]] = {}
+        self._sdn: dict[date, tuple[str, Lazy[_SdnView]]] = {}
         self._address_lists = Lazy(self._load_address_lists)
         base = files.path("ofac")
         for path in sorted(base.glob("sdn_*.csv")):
             day = _date_in(path.name)
             if day is not None:
                 rel = f"ofac/{path.name}"
-                self._sdn[day] = (rel, Lazy(partial(self._load_sdn, rel)))
+                self._sdn[day] = (rel, Lazy(partial(self._load_sdn, day, rel)))
 
     # -- loading ---------------------------------------------------------------------------------
 
-    def _load_sdn(self, rel: str) -> list[ofac.SdnEntry]:
+    def _load_sdn(self, day: date, rel: str) -> _SdnView:
         parsed = ofac.parse_sdn_csv(self.files.path(rel).read_bytes())
         if isinstance(parsed, Err):
             raise ValueError(f"{rel}: {parsed.reason}")
-        return parsed.value
+        entries = parsed.value
+        by_address = ofac.sdn_address_index(entries)
+        lists = [
+            _AddressList(
+                SDN_LIST, asset, day, rel, False, {k: (v[0][1], v[0][0].name) for k, v in listed.items()}
+            )
+            for asset, listed in by_address.items()
+        ]
+        by_name = {ofac.normalize_name(e.name): e for e in entries}
+        return _SdnView(day, rel, entries, by_name, by_address, lists)
 
     def _load_address_lists(self) -> list[_AddressList]:
         out: list[_AddressList] = []
@@ -94,13 +117,11 @@ class SanctionsStore:
                 )
         return out
 
-    def _sdn_at(self, as_of: date) -> tuple[date, str, list[ofac.SdnEntry]] | None:
+    def _sdn_at(self, as_of: date) -> _SdnView | None:
         days = [d for d in self._sdn if d <= as_of]
         if not days:
             return None
-        day = max(days)
-        rel, lazy = self._sdn[day]
-        return day, rel, lazy.get()
+        return self._sdn[max(days)][1].get()
 
     # -- screening -------------------------------------------------------------------------------
 
@@ -129,26 +150,16 @@ class SanctionsStore:
             "snapshot",
         )
 
-    def _screen_name(
-        self, query: str, as_of: date, sdn: tuple[date, str, list[ofac.SdnEntry]]
-    ) -> SanctionsScreen:
-        day, rel, entries = sdn
-        matches = ofac.sdn_matches(query, "name", entries, SDN_LIST, day, self.files.source(rel))
+    def _screen_name(self, query: str, as_of: date, sdn: _SdnView) -> SanctionsScreen:
+        matches = ofac.sdn_matches(query, "name", sdn.entries, SDN_LIST, sdn.day, self.files.source(sdn.rel))
         return SanctionsScreen(
-            query=query, matches=matches, lists_checked=[self._checked(SDN_LIST, day, rel, as_of)]
+            query=query, matches=matches, lists_checked=[self._checked(SDN_LIST, sdn.day, sdn.rel, as_of)]
         )
 
-    def _lists_for(
-        self, as_of: date, sdn: tuple[date, str, list[ofac.SdnEntry]] | None, *, evm: bool
-    ) -> list[_AddressList]:
+    def _lists_for(self, as_of: date, sdn: _SdnView | None, *, evm: bool) -> list[_AddressList]:
         candidates = [a for a in self._address_lists.get() if a.list_date <= as_of]
         if sdn is not None:
-            day, rel, entries = sdn
-            for asset, by_address in ofac.sdn_address_index(entries).items():
-                flat: dict[str, tuple[str, str | None]] = {
-                    k: (v[0][1], v[0][0].name) for k, v in by_address.items()
-                }
-                candidates.append(_AddressList(SDN_LIST, asset, day, rel, False, flat))
+            candidates += sdn.address_lists
         newest: dict[tuple[str, str], _AddressList] = {}
         for lst in candidates:
             key = (lst.family, lst.asset)
@@ -171,11 +182,11 @@ class SanctionsStore:
         query: str,
         as_of: date,
         lists: list[_AddressList],
-        sdn: tuple[date, str, list[ofac.SdnEntry]] | None,
+        sdn: _SdnView | None,
     ) -> SanctionsScreen:
         wanted = query.lower()  # see formats.ofac: letter case is a checksum, not identity
-        sdn_by_name = {ofac.normalize_name(e.name): e for e in sdn[2]} if sdn else {}
-        sdn_by_address = ofac.sdn_address_index(sdn[2]) if sdn else {}
+        sdn_by_name = sdn.by_name if sdn else {}
+        sdn_by_address = sdn.by_address if sdn else {}
         matches: list[SanctionsMatch] = []
         checked: dict[tuple[str, date, str], SanctionsList] = {}
         for lst in lists:
@@ -196,7 +207,7 @@ class SanctionsStore:
                 if found:
                     entry = found[0][0]
             if entry is not None and sdn is not None and lst.family != SDN_LIST:
-                note = f"entity details from {SDN_LIST} {sdn[0].isoformat()} ({sdn[1]})"
+                note = f"entity details from {SDN_LIST} {sdn.day.isoformat()} ({sdn.rel})"
             matches.append(
                 SanctionsMatch(
                     query=query,
