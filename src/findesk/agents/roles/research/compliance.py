@@ -20,9 +20,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from findesk.agents.role import Caps, DeterministicPolicy, Outcomes, PlannedCall, Role, outcome_value
+from findesk.agents.role import Outcomes, PlannedCall, outcome_value
 from findesk.agents.roles.research.findings import Citation, Finding, SpecialistInput, SpecialistReport
 from findesk.agents.roles.research.market_findings import for_reader, unavailable
+from findesk.agents.roles.research.specialist import specialist_role, specialist_task
 from findesk.data.models import SanctionsScreen
 from findesk.tools.compliance import AddressRisk
 
@@ -181,22 +182,20 @@ SYSTEM_PROMPT = (
 
 def _task(inputs: SpecialistInput) -> str:
     screened, _ = addresses(inputs)
-    return (
-        f"Question: {inputs.question}\nAs of: {inputs.as_of.isoformat()}\n"
-        f"Addresses: {', '.join(screened) or '-'}; names: {', '.join(names(inputs)) or '-'}\n"
-        "Screen each, trace each address's funds and give its risk indicator with the path, all cited."
+    return specialist_task(
+        inputs,
+        f"Addresses: {', '.join(screened) or '-'}; names: {', '.join(names(inputs)) or '-'}",
+        "Screen each, trace each address's funds and give its risk indicator with the path, all cited.",
     )
 
 
-ROLE: Role[SpecialistInput, SpecialistReport] = Role(
+ROLE = specialist_role(
     name="research_compliance",
     description="Compliance specialist: sanctions screens, two-hop fund tracing, mixers, risk score; cited.",
     system_prompt=SYSTEM_PROMPT,
     tools=(SCREEN_TOOL, RISK_TOOL, "trace_funds", "mixer_check", "get_onchain_txs"),
-    input_schema=SpecialistInput,
-    output_schema=SpecialistReport,
-    policy=DeterministicPolicy(stages=(_stage_one,), compose=compose),
+    stage=_stage_one,
+    compose=compose,
     task=_task,
-    tier="mid",
-    caps=Caps(max_iterations=4, max_tokens_per_call=3072, max_tool_calls_per_turn=10),
+    max_tool_calls_per_turn=10,
 )

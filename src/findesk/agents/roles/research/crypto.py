@@ -18,10 +18,11 @@ import re
 from datetime import date
 from typing import Any
 
-from findesk.agents.role import Caps, DeterministicPolicy, Outcomes, PlannedCall, Role, outcome_value
+from findesk.agents.role import Outcomes, PlannedCall, outcome_value
 from findesk.agents.roles.research import compliance
 from findesk.agents.roles.research.findings import Citation, Finding, SpecialistInput, SpecialistReport
 from findesk.agents.roles.research.market_findings import unavailable
+from findesk.agents.roles.research.specialist import specialist_role, specialist_task
 from findesk.data.models import OnchainTx, ProtocolTVL, TokenInfo
 from findesk.data.models.onchain_risk import EthBalance, TokenHolders, TokenPriceHistory
 from findesk.tools.summaries import compact, money, when
@@ -238,16 +239,14 @@ SYSTEM_PROMPT = (
 
 
 def _task(inputs: SpecialistInput) -> str:
-    return (
-        f"Question: {inputs.question}\nAs of: {inputs.as_of.isoformat()}\n"
+    return specialist_task(
+        inputs,
         f"Tokens: {', '.join(tokens(inputs)) or '-'}; addresses: {', '.join(addresses(inputs)) or '-'}; "
-        f"protocols: {', '.join(protocols(inputs)) or '-'}\n"
-        "Report cited findings (quantity, value, unit and observed date on single-figure findings) and "
-        "warnings for what is missing."
+        f"protocols: {', '.join(protocols(inputs)) or '-'}",
     )
 
 
-ROLE: Role[SpecialistInput, SpecialistReport] = Role(
+ROLE = specialist_role(
     name="research_crypto",
     description="Crypto specialist: dated token prices, ETH balances and transactions, TVL, holders; cited.",
     system_prompt=SYSTEM_PROMPT,
@@ -259,10 +258,8 @@ ROLE: Role[SpecialistInput, SpecialistReport] = Role(
         "get_protocol_tvl",
         "get_large_holders",
     ),
-    input_schema=SpecialistInput,
-    output_schema=SpecialistReport,
-    policy=DeterministicPolicy(stages=(_stage_one,), compose=compose),
+    stage=_stage_one,
+    compose=compose,
     task=_task,
-    tier="mid",
-    caps=Caps(max_iterations=4, max_tokens_per_call=3072, max_tool_calls_per_turn=10),
+    max_tool_calls_per_turn=10,
 )

@@ -22,11 +22,8 @@ from datetime import date
 from typing import Any
 
 from findesk.agents.role import (
-    Caps,
-    DeterministicPolicy,
     Outcomes,
     PlannedCall,
-    Role,
     outcome_error,
     outcome_value,
 )
@@ -43,6 +40,7 @@ from findesk.agents.roles.research.market_findings import (
     stats_findings,
     unavailable,
 )
+from findesk.agents.roles.research.specialist import specialist_role, specialist_task
 from findesk.analytics.key_figures import CONCEPTS, period_kind, series, trailing_pe
 from findesk.data.formats.sec import fact_link
 from findesk.data.models import Fact
@@ -383,16 +381,14 @@ SYSTEM_PROMPT = (
 
 def _task(inputs: SpecialistInput) -> str:
     s = inputs.subjects
-    return (
-        f"Question: {inputs.question}\nAs of: {inputs.as_of.isoformat()}\n"
+    return specialist_task(
+        inputs,
         f"Tickers: {', '.join(tickers(inputs))}\nQuarters: {quarters(inputs)}; "
-        f"window: {window_days(inputs)} days; themes: {', '.join(s.themes) or '-'}\n"
-        "Report cited findings (quantity, value, unit and observed date on single-figure findings) and "
-        "warnings for what is missing."
+        f"window: {window_days(inputs)} days; themes: {', '.join(s.themes) or '-'}",
     )
 
 
-ROLE: Role[SpecialistInput, SpecialistReport] = Role(
+ROLE = specialist_role(
     name="research_equity",
     description="Equity specialist: prices, XBRL revenue, valuation ratios, peers, filing passages; cited.",
     system_prompt=SYSTEM_PROMPT,
@@ -407,10 +403,7 @@ ROLE: Role[SpecialistInput, SpecialistReport] = Role(
         "get_price_history",
         "get_quote",
     ),
-    input_schema=SpecialistInput,
-    output_schema=SpecialistReport,
-    policy=DeterministicPolicy(stages=(_stage_one,), compose=compose),
+    stage=_stage_one,
+    compose=compose,
     task=_task,
-    tier="mid",
-    caps=Caps(max_iterations=4, max_tokens_per_call=3072, max_tool_calls_per_turn=8),
 )

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from findesk.agents.role import Caps, DeterministicPolicy, Outcomes, PlannedCall, Role, outcome_value
+from findesk.agents.role import Outcomes, PlannedCall, outcome_value
 from findesk.agents.roles.research.findings import Citation, Finding, SpecialistInput, SpecialistReport
 from findesk.agents.roles.research.market_findings import (
     CHART_TOOL,
@@ -29,6 +29,7 @@ from findesk.agents.roles.research.market_findings import (
     stats_findings,
     unavailable,
 )
+from findesk.agents.roles.research.specialist import specialist_role, specialist_task
 from findesk.data.models import MacroSeries, NewsItem
 from findesk.data.symbols import upper_symbol
 from findesk.tools.calculators import INDEX_ALIASES, Correlation, ReturnStats
@@ -196,24 +197,19 @@ SYSTEM_PROMPT = (
 
 def _task(inputs: SpecialistInput) -> str:
     s = inputs.subjects
-    return (
-        f"Question: {inputs.question}\nAs of: {inputs.as_of.isoformat()}\n"
+    return specialist_task(
+        inputs,
         f"Series: {', '.join(series_ids(inputs))}; assets: {', '.join(assets(inputs)) or '-'}; "
-        f"window: {window_days(inputs)} days; condition: {s.threshold or '-'}\n"
-        "Report cited findings (quantity, value, unit and observed date on single-figure findings) and "
-        "warnings for what is missing."
+        f"window: {window_days(inputs)} days; condition: {s.threshold or '-'}",
     )
 
 
-ROLE: Role[SpecialistInput, SpecialistReport] = Role(
+ROLE = specialist_role(
     name="research_macro",
     description="Macro specialist: FRED series with release lags, index/ETF stats, correlations, news.",
     system_prompt=SYSTEM_PROMPT,
     tools=("get_macro_series", STATS_TOOL, CORRELATION_TOOL, CHART_TOOL, "get_price_history", "get_news"),
-    input_schema=SpecialistInput,
-    output_schema=SpecialistReport,
-    policy=DeterministicPolicy(stages=(_stage_one,), compose=compose),
+    stage=_stage_one,
+    compose=compose,
     task=_task,
-    tier="mid",
-    caps=Caps(max_iterations=4, max_tokens_per_call=3072, max_tool_calls_per_turn=8),
 )
