@@ -1,12 +1,24 @@
 """Where the tests find the recorded snapshot, and what happens when it is missing: a skip with a
 clear reason on a developer's machine, a failure in CI (``CI`` set), where a run that skipped the 43 %
-of the suite that reads the snapshot would otherwise still pass."""
+of the suite that reads the snapshot would otherwise still pass. And the one way a test opens the tool
+context a run uses on that snapshot (``snapshot_tools``)."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 
 import pytest
+
+from findesk.core.config import Settings
+from findesk.core.result import Err
+from findesk.data.context import resolve_context
+from findesk.tools.base import ToolContext
+from findesk.tools.catalog import close_tool_context, open_tool_context
+
+AS_OF = date(2025, 8, 29)
 
 MISSING = "the recorded snapshot (../shared/snapshot or FINDESK_SNAPSHOT_DIR) is not available"
 
@@ -17,3 +29,13 @@ def require_snapshot(root: Path | None, *, ci: bool) -> Path:
             pytest.fail(f"{MISSING}; CI must run with the snapshot beside the checkout", pytrace=False)
         pytest.skip(MISSING)
     return root
+
+
+def snapshot_tools(settings: Settings, as_of: date | str = AS_OF) -> Iterator[ToolContext]:
+    """An open tool context on the snapshot at ``as_of``, closed after; ``yield from`` it in a fixture."""
+    context = resolve_context(settings, mode="snapshot", as_of=as_of)
+    assert not isinstance(context, Err), context
+    opened = asyncio.run(open_tool_context(settings, context.value))
+    assert not isinstance(opened, Err), opened
+    yield opened.value
+    asyncio.run(close_tool_context(opened.value))

@@ -16,10 +16,9 @@ from typing import Any
 import pytest
 
 from findesk.core.config import Settings
-from findesk.core.result import Err
-from findesk.data.context import resolve_context
 from findesk.tools.base import ToolContext, ToolOutcome, execute
-from findesk.tools.catalog import close_tool_context, default_registry, open_tool_context
+from findesk.tools.catalog import default_registry
+from snapshot_kit import snapshot_tools
 
 AS_OF = date(2025, 8, 29)
 Call = Callable[..., ToolOutcome]
@@ -29,13 +28,7 @@ Call = Callable[..., ToolOutcome]
 def tool_ctx(snapshot_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ToolContext]:
     # Explicit settings: this session fixture is built before the per-test environment isolation.
     cache = tmp_path_factory.mktemp("tools-cache")
-    settings = Settings(snapshot_dir=snapshot_dir, cache_dir=cache, chains={})
-    context = resolve_context(settings, mode="snapshot", as_of=AS_OF)
-    assert not isinstance(context, Err), context
-    opened = asyncio.run(open_tool_context(settings, context.value))
-    assert not isinstance(opened, Err), opened
-    yield opened.value
-    asyncio.run(close_tool_context(opened.value))
+    yield from snapshot_tools(Settings(snapshot_dir=snapshot_dir, cache_dir=cache, chains={}), AS_OF)
 
 
 @pytest.fixture(scope="session")

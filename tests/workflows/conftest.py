@@ -21,8 +21,8 @@ from findesk.core.events import MemorySink
 from findesk.core.result import Err
 from findesk.data.context import resolve_context
 from findesk.tools.base import Tool, ToolContext
-from findesk.tools.catalog import close_tool_context, open_tool_context
 from findesk.workflows.brief.run import run_briefing
+from snapshot_kit import snapshot_tools
 
 AS_OF = date(2025, 8, 29)
 
@@ -34,12 +34,7 @@ def brief_settings(snapshot_dir: Path, tmp_path_factory: pytest.TempPathFactory)
 
 @pytest.fixture(scope="session")
 def brief_tools(brief_settings: Settings) -> Iterator[ToolContext]:
-    context = resolve_context(brief_settings, mode="snapshot", as_of=AS_OF)
-    assert not isinstance(context, Err), context
-    opened = asyncio.run(open_tool_context(brief_settings, context.value))
-    assert not isinstance(opened, Err), opened
-    yield opened.value
-    asyncio.run(close_tool_context(opened.value))
+    yield from snapshot_tools(brief_settings, AS_OF)
 
 
 @pytest.fixture(scope="session")

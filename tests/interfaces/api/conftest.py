@@ -7,7 +7,6 @@ app with keys required or not, planted tools, fake models or other tiers.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -19,11 +18,10 @@ from fastapi.testclient import TestClient
 from findesk.agents.runtime import ModelResolver
 from findesk.core.config import ApiTier, Settings
 from findesk.core.result import Err
-from findesk.data.context import resolve_context
 from findesk.interfaces.api.app import create_app
 from findesk.interfaces.api.services import ApiServices
 from findesk.tools.base import ToolContext, ToolRegistry
-from findesk.tools.catalog import close_tool_context, open_tool_context
+from snapshot_kit import snapshot_tools
 
 AS_OF = date(2025, 8, 29)
 
@@ -35,13 +33,7 @@ def api_cache(snapshot_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> P
 
 @pytest.fixture(scope="session")
 def api_tools(snapshot_dir: Path, api_cache: Path) -> Iterator[ToolContext]:
-    settings = Settings(snapshot_dir=snapshot_dir, cache_dir=api_cache, chains={})
-    context = resolve_context(settings, mode="snapshot", as_of=AS_OF)
-    assert not isinstance(context, Err), context
-    opened = asyncio.run(open_tool_context(settings, context.value))
-    assert not isinstance(opened, Err), opened
-    yield opened.value
-    asyncio.run(close_tool_context(opened.value))
+    yield from snapshot_tools(Settings(snapshot_dir=snapshot_dir, cache_dir=api_cache, chains={}), AS_OF)
 
 
 @pytest.fixture

@@ -16,10 +16,10 @@ from findesk.core.events.trace import MemorySink
 from findesk.core.result import Err
 from findesk.data.context import resolve_context
 from findesk.tools.base import ToolContext
-from findesk.tools.catalog import close_tool_context, open_tool_context
 from findesk.workflows.research.models import ResearchReport
 from findesk.workflows.research.spec import SPEC
 from findesk.workflows.runner import run_workflow
+from snapshot_kit import snapshot_tools
 
 AS_OF = "2025-08-29"
 
@@ -34,12 +34,7 @@ def desk_settings(snapshot_dir: Path, tmp_path_factory: pytest.TempPathFactory) 
 
 @pytest.fixture(scope="module")
 def desk_tools(desk_settings: Settings) -> Iterator[ToolContext]:
-    context = resolve_context(desk_settings, mode="snapshot", as_of=AS_OF)
-    assert not isinstance(context, Err), context
-    opened = asyncio.run(open_tool_context(desk_settings, context.value))
-    assert not isinstance(opened, Err), opened
-    yield opened.value
-    asyncio.run(close_tool_context(opened.value))
+    yield from snapshot_tools(desk_settings, AS_OF)
 
 
 def ask(

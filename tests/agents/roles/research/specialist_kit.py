@@ -1,5 +1,5 @@
 """Run a specialist role's deterministic playbook on the real snapshot, the way the runtime does: each
-stage's calls through the one executor, then the composer. Shared by the crypto and compliance tests."""
+stage's calls through the one executor, then the composer. Shared by the four desks' tests."""
 
 from __future__ import annotations
 
@@ -31,13 +31,19 @@ async def run_specialist(
 ) -> tuple[SpecialistReport, dict[str, ToolOutcome]]:
     inputs = SpecialistInput(question=question, as_of=as_of, subjects=Subjects(**subjects))
     context = ctx.context.model_copy(update={"as_of": as_of, "as_of_is_default": False})
-    run_ctx = ToolContext(ctx.router, ctx.sections, context)
+    return await run_playbook(role, inputs, ToolContext(ctx.router, ctx.sections, context))
+
+
+async def run_playbook(
+    role: Role[SpecialistInput, SpecialistReport], inputs: SpecialistInput, ctx: ToolContext
+) -> tuple[SpecialistReport, dict[str, ToolOutcome]]:
+    """The role's stages, each stage's calls concurrently through ``execute``, then its composer."""
     registry = default_registry()
     outcomes: dict[str, ToolOutcome] = {}
     for stage in role.policy.stages:
         calls = stage(inputs, outcomes)
         for name in {c.tool for c in calls}:
             assert name in role.tools, f"{role.name} plans {name}, which is not among its tools"
-        done = await asyncio.gather(*(execute(registry.get(c.tool), c.tool, c.args, run_ctx) for c in calls))
+        done = await asyncio.gather(*(execute(registry.get(c.tool), c.tool, c.args, ctx) for c in calls))
         outcomes.update({c.key: o for c, o in zip(calls, done, strict=True)})
     return role.policy.compose(inputs, outcomes), outcomes
