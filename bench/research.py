@@ -29,10 +29,8 @@ from findesk.core.result import Err
 from findesk.data.context import resolve_context
 from findesk.testing.fake_research_models import research_models
 from findesk.tools.catalog import close_tool_context, open_tool_context
-from findesk.workflows.research.evaluate import EVAL_USER
+from findesk.workflows.research.evaluate import run_case
 from findesk.workflows.research.golden import CASES_FILE, GoldenCase, load_cases
-from findesk.workflows.research.spec import SPEC
-from findesk.workflows.runner import run_workflow
 
 DESKS = ("research_equity", "research_macro", "research_crypto", "research_compliance")
 
@@ -52,18 +50,10 @@ async def _measure(cases: list[GoldenCase]) -> list[dict[str, Any]]:
             for mode in ("deterministic", "model"):
                 resolve = research_models()[0] if mode == "model" else None
                 began = time.perf_counter()
-                done = await run_workflow(
-                    SPEC,
-                    {"question": case.question, "user": EVAL_USER},
-                    settings=settings,
-                    context=context.value,
-                    mode=mode,
-                    models=resolve,
-                    tools=tools.value,
-                )
+                done = await run_case(case, settings, context.value, tools.value, mode=mode, models=resolve)
                 wall_ms = (time.perf_counter() - began) * 1000
                 assert not isinstance(done, Err), (case.id, done)
-                report = done.value.report
+                report = done.value
                 desks = [a.latency_ms for a in report.agents if a.name in DESKS]
                 if mode == "deterministic":
                     row |= {

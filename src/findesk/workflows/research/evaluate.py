@@ -20,7 +20,8 @@ from findesk.agents.runtime import ModelResolver
 from findesk.agents.runtime.outcome import RequestedMode
 from findesk.core.config import Settings
 from findesk.core.result import Err, Ok, Result
-from findesk.data.context import resolve_context
+from findesk.data.context import DataContext, resolve_context
+from findesk.tools.base import ToolContext
 from findesk.tools.catalog import close_tool_context, open_tool_context
 from findesk.workflows.research.golden import CaseResult, GoldenCase, score
 from findesk.workflows.research.models import ResearchReport
@@ -37,6 +38,31 @@ class CaseRun:
     seconds: float
 
 
+async def run_case(
+    case: GoldenCase,
+    settings: Settings,
+    context: DataContext,
+    tools: ToolContext,
+    *,
+    mode: RequestedMode = "deterministic",
+    models: ModelResolver | None = None,
+) -> Result[ResearchReport]:
+    """One case's question through the desk (``context``: the snapshot at the case's as-of date), as
+    the evaluation user."""
+    from findesk.workflows.research.spec import SPEC
+
+    done: Result[Any] = await run_workflow(
+        SPEC,
+        {"question": case.question, "user": EVAL_USER},
+        settings=settings,
+        context=context,
+        mode=mode,
+        models=models,
+        tools=tools,
+    )
+    return done if isinstance(done, Err) else Ok(done.value.report)
+
+
 async def run_cases(
     cases: Sequence[GoldenCase],
     settings: Settings,
@@ -44,8 +70,6 @@ async def run_cases(
     mode: RequestedMode = "deterministic",
     models: ModelResolver | None = None,
 ) -> Result[list[CaseRun]]:
-    from findesk.workflows.research.spec import SPEC
-
     if not cases:
         return Ok([])
     first = resolve_context(settings, mode="snapshot", as_of=cases[0].as_of)
@@ -61,15 +85,7 @@ async def run_cases(
             if isinstance(context, Err):
                 return context
             began = time.perf_counter()
-            done: Result[Any] = await run_workflow(
-                SPEC,
-                {"question": case.question, "user": EVAL_USER},
-                settings=settings,
-                context=context.value,
-                mode=mode,
-                models=models,
-                tools=tools.value,
-            )
+            done = await run_case(case, settings, context.value, tools.value, mode=mode, models=models)
             seconds = time.perf_counter() - began
             if isinstance(done, Err):
                 failed = CaseResult(
@@ -77,8 +93,7 @@ async def run_cases(
                 )
                 out.append(CaseRun(case, failed, None, seconds))
                 continue
-            report: ResearchReport = done.value.report
-            out.append(CaseRun(case, score(case, report), report, seconds))
+            out.append(CaseRun(case, score(case, done.value), done.value, seconds))
     finally:
         await close_tool_context(tools.value)
     return Ok(out)
