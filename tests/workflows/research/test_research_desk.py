@@ -198,3 +198,18 @@ def test_a_pronoun_follow_up_that_routes_nothing_by_itself_plans_for_the_carried
     assert follow.intents == ["equity"] and follow.subjects.tickers == ["NVDA"]
     assert follow.plan.startswith("equity: NVDA") and "nothing routed" not in follow.plan
     assert "NVDA P/E 49.62 on 2025-08-29" in follow.answer
+
+
+def test_an_index_goes_to_macro_only_and_a_company_to_equity_only(
+    desk_settings: Settings, desk_tools: ToolContext
+) -> None:
+    question = "What is AAPL's P/E and how has the S&P 500 done over the last 30 days?"
+    report = _report(ask(desk_settings, desk_tools, question)[0])
+    assert report.intents == ["equity", "macro"] and report.subjects.market == ["^GSPC"]
+    equity, macro = report.specialists["equity"], report.specialists["macro"]
+    # the equity desk never asks filings about an index ("'^GSPC' is not a valid US ticker")
+    assert not any("^GSPC" in w for w in equity.warnings), equity.warnings
+    assert not any((f.quantity or "").startswith("^GSPC") for f in equity.findings)
+    # and the macro desk does not repeat the company's price statistics
+    assert not any((f.quantity or "").startswith("AAPL") for f in macro.findings)
+    assert any((f.quantity or "").startswith("^GSPC return") for f in macro.findings)

@@ -49,6 +49,9 @@ def with_carried(plan: RoutePlan, carried: Subjects | None) -> RoutePlan:
             intents.add(
                 desk if not (name == "tickers" and all(t.startswith("^") for t in extra)) else "macro"
             )
+    if carried.market is not None or subjects.market is not None:
+        subjects.market = list(dict.fromkeys([*(carried.market or []), *(subjects.market or [])]))
+    subjects.compared = subjects.compared or carried.compared
     for name in ("window_days", "quarters", "threshold"):
         if getattr(subjects, name) is None and getattr(carried, name) is not None:
             setattr(subjects, name, getattr(carried, name))

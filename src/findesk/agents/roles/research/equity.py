@@ -67,7 +67,10 @@ _UNKNOWN = ("not_found", "invalid_input", "out_of_scope")
 
 
 def tickers(inputs: SpecialistInput) -> list[str]:
-    return list(dict.fromkeys(upper_symbol(t) for t in inputs.subjects.tickers if t.strip()))[:MAX_TICKERS]
+    """The companies routed here: indexes and ETFs are the macro desk's."""
+    market = set(inputs.subjects.market or [])
+    named = [t for t in inputs.subjects.tickers if t.strip() and t not in market]
+    return list(dict.fromkeys(upper_symbol(t) for t in named))[:MAX_TICKERS]
 
 
 def quarters(inputs: SpecialistInput) -> int:

@@ -50,6 +50,10 @@ class Subjects(BaseModel):
     """What the coordinator found in the question (by rules, or a model's proposal checked by them)."""
 
     tickers: list[str] = Field(default_factory=list)  # US listings, upper case
+    # Which of the tickers are indexes or ETFs (priced by the macro desk, not analysed as companies);
+    # None when not told (a hand-made or model-proposed input): every desk then takes every ticker.
+    market: list[str] | None = None
+    compared: bool = False  # companies compared with market assets or series: the macro desk prices them too
     series: list[str] = Field(default_factory=list)  # FRED series ids
     tokens: list[str] = Field(default_factory=list)  # CoinGecko ids ("bitcoin")
     addresses: list[str] = Field(default_factory=list)  # 0x… wallet or contract addresses

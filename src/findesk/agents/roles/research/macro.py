@@ -52,8 +52,11 @@ def series_ids(inputs: SpecialistInput) -> list[str]:
 
 
 def priced(inputs: SpecialistInput) -> list[str]:
-    """Tickers and index aliases, as the calculators name them."""
-    return list(dict.fromkeys(upper_symbol(t) for t in inputs.subjects.tickers if t.strip()))[:MAX_ASSETS]
+    """Indexes and ETFs, as the calculators name them; companies too when they are compared with them
+    (or when the input does not say which tickers are market assets)."""
+    s = inputs.subjects
+    named = s.tickers if s.market is None or s.compared else [t for t in s.tickers if t in s.market]
+    return list(dict.fromkeys(upper_symbol(t) for t in named if t.strip()))[:MAX_ASSETS]
 
 
 def assets(inputs: SpecialistInput) -> list[str]:

@@ -522,6 +522,8 @@ def route(question: str, *, tables: RouteTables) -> RoutePlan:
     intents, mandatory, compared = _intents(scan, text)
     subjects = Subjects(
         tickers=scan.in_order([*scan.companies, *scan.market]),
+        market=scan.in_order(scan.market),
+        compared=compared,
         series=scan.in_order(scan.series),
         tokens=scan.in_order(scan.tokens),
         addresses=scan.addresses,
