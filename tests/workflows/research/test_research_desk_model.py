@@ -9,6 +9,7 @@ from typing import Any
 
 from findesk.agents.role import Role
 from findesk.core.config import Settings
+from findesk.core.events.model import SectionReady
 from findesk.core.llm.chain import ModelChain
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.testing.fake_models import ScriptedModel, submit
@@ -146,3 +147,58 @@ def test_a_run_whose_budget_is_spent_after_routing_skips_the_desks_and_says_so(
     assert "**Cut short**" in report.answer and report.cut_short[0] in report.answer
     # the question was routed: the answer never claims that nothing could take it
     assert "no desk ran. Plan: equity: NVDA" in report.answer and "No specialist could" not in report.answer
+
+
+def _lying_desk(request: Any) -> Any:
+    finding = {
+        "text": f"AAPL revenue will reach {FABRICATED} next year. You should buy AAPL now.",
+        "citations": [{"agent": "equity", "tool": "get_xbrl_facts", "source": "x"}],
+    }
+    return submit({"agent": "equity", "findings": [finding]})
+
+
+def _advising_coordinator(request: Any) -> Any:
+    return submit({"answer": "Research answer for AAPL. You should buy AAPL now."})
+
+
+def test_a_desk_model_that_makes_up_a_number_or_advises_is_replaced_by_its_own_tool_findings(
+    desk_settings: Settings, desk_tools: ToolContext
+) -> None:
+    resolve, _models = research_models({"equity": [_lying_desk] * 10})
+    report, events = ask(desk_settings, desk_tools, "What is AAPL revenue?", mode="model", models=resolve)
+    report = _report(report)
+    desk = report.specialists["equity"]
+    texts = " ".join(f.text for f in desk.findings)
+    assert FABRICATED not in texts and "buy AAPL" not in texts  # the desk's own findings instead
+    assert any(f.quantity == "AAPL revenue quarter ended 2025-06-28" for f in desk.findings)
+    assert FABRICATED not in report.answer and "buy AAPL" not in report.answer
+    assert any(w.startswith("fabricated_number: the equity desk's model findings") for w in report.warnings)
+    # the streamed desk section is the one the report keeps
+    sections = [e.data for e in events if isinstance(e.data, SectionReady) and e.data.name == "equity"]
+    assert sections and FABRICATED not in sections[-1].html and "buy AAPL" not in sections[-1].html
+
+
+def test_advice_the_coordinator_writes_is_removed_and_reported_and_memory_keeps_the_checked_line(
+    desk_settings: Settings, desk_tools: ToolContext
+) -> None:
+    from findesk.knowledge.memory.store import MemoryStore
+
+    resolve, _models = research_models({"synthesize": [_advising_coordinator] * 10})
+    report = _report(
+        ask(
+            desk_settings,
+            desk_tools,
+            "What is AAPL revenue?",
+            mode="model",
+            models=resolve,
+            session="advice",
+        )[0]
+    )
+    assert "buy AAPL" not in report.answer
+    assert report.guard.advice_removed and any(w.startswith("advice_removed: 1") for w in report.warnings)
+    store = MemoryStore.from_settings(desk_settings)
+    try:
+        turns = store.session_turns("local", "advice").unwrap()
+    finally:
+        store.close()
+    assert turns and turns[-1].answer_line.startswith("Research answer as of 2025-08-29 from the Equity")

@@ -32,7 +32,6 @@ from findesk.agents.roles.research.findings import SPECIALISTS, SpecialistInput,
 from findesk.agents.roles.research.route import load_route_tables, route
 from findesk.agents.roles.research.synthesize import Synthesis, SynthesisInput
 from findesk.agents.runtime import AgentOutcome
-from findesk.guardrails.advice import scrub_advice
 from findesk.workflows.nodes import State, agent_node
 from findesk.workflows.research import memory_hooks
 from findesk.workflows.research.specialists import SPECIALIST_ROLES
@@ -55,6 +54,9 @@ class ResearchState(TypedDict, total=False):
     rules: coordinator.RoutePlan  # what the explicit rules found
     plan: coordinator.RoutePlan  # what the desk follows (the rules', or a model's with the mandatory routes)
     reports: Annotated[dict[str, SpecialistReport], operator.or_]
+    # each desk's report as its code composes it from the same tool results: what a model-written
+    # report is checked against, and what replaces it when it states a number no tool gave
+    basis: Annotated[dict[str, SpecialistReport], operator.or_]
     conflicts: list[Conflict]
     synthesis: Synthesis
     fallback: Synthesis
@@ -123,12 +125,18 @@ def _specialist(agent: str) -> Any:
             template=state.get("template"),
         )
 
-    def build(_state: State, _given: SpecialistInput, out: AgentOutcome[Any]) -> dict[str, Any]:
+    def build(_state: State, given: SpecialistInput, out: AgentOutcome[Any]) -> dict[str, Any]:
         report: SpecialistReport = out.output
+        basis = role.policy.compose(given, out.outcomes) if out.mode == "model" else report
         cut = [f"{agent} desk: {w}" for w in out.warnings if any(m in w for m in _CAP_MARKS)]
-        return {"reports": {agent: report}, "cut_short": cut}
+        return {"reports": {agent: report}, "basis": {agent: basis}, "cut_short": cut}
 
-    return agent_node(role, inputs, build, progress=lambda update: (agent, update["reports"][agent]))
+    return agent_node(
+        role,
+        inputs,
+        build,
+        progress=lambda update: (agent, update["reports"][agent], update["basis"][agent]),
+    )
 
 
 def _synthesis_input(state: State) -> SynthesisInput:
@@ -146,15 +154,20 @@ def _synthesis_input(state: State) -> SynthesisInput:
 
 
 def _synthesize(state: State, inputs: SynthesisInput, out: AgentOutcome[Any]) -> dict[str, Any]:
+    # the fallback answer is built from the desks' code-composed reports, never from model prose
+    basis = dict(state.get("basis") or {})
+    grounded = inputs.model_copy(update={"reports": basis, "conflicts": find_conflicts(basis)})
     return {
         "conflicts": inputs.conflicts,
         "synthesis": synthesize.normalize(out.output, inputs),
-        "fallback": synthesize.compose(inputs, {}),
+        "fallback": synthesize.compose(grounded, {}),
     }
 
 
 async def output_guard(state: State, runtime: Runtime[RunKit]) -> dict[str, Any]:
-    answer, _found = scrub_advice(state["synthesis"].answer)
+    """Records the turn and the facts the user stated. The guard itself (advice scrub, number trace,
+    fallback) runs in the assembler over the run's number pool; the turn keeps the code-built answer's
+    first line, so a model's unchecked sentence never reaches a later session."""
     warnings = await memory_hooks.remember(
         runtime.context,
         state["user"],
@@ -162,9 +175,9 @@ async def output_guard(state: State, runtime: Runtime[RunKit]) -> dict[str, Any]
         question=state["question"],
         resolved=state["resolved"],
         plan=state["plan"],
-        answer=answer,
+        answer=state["fallback"].answer,
     )
-    return {"synthesis": Synthesis(answer=answer), "memory_warnings": warnings}
+    return {"memory_warnings": warnings}
 
 
 def build_graph() -> StateGraph:  # type: ignore[type-arg]

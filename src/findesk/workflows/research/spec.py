@@ -30,7 +30,7 @@ from findesk.guardrails.output_guard import OutputGuard
 from findesk.workflows.research.graph import build_graph
 from findesk.workflows.research.models import DISCLAIMER, ResearchInput, ResearchReport
 from findesk.workflows.research.render import TITLES, answer_html, desk_html, plan_html, to_html, to_markdown
-from findesk.workflows.research.synthesize_guard import guarded_answer
+from findesk.workflows.research.synthesize_guard import guarded_answer, guarded_desk
 from findesk.workflows.spec import LOCAL_CALLER, RunCaller, RunScope, StreamHandler, WorkflowSpec
 
 TEAM_TIER = "team"
@@ -78,6 +78,7 @@ def _initial(inputs: ResearchInput, context: DataContext) -> dict[str, Any]:
         "disclaimer": inputs.disclaimer,
         "as_of": context.as_of,
         "reports": {},
+        "basis": {},
         "cut_short": [],
         "memory_warnings": [],
     }
@@ -92,14 +93,18 @@ class ResearchStream:
     """The plan and each desk as ``section`` events the moment they are final; the answer at the end."""
 
     def __init__(self, scope: RunScope) -> None:
+        self._scope = scope
         self._tracer = scope.tracer
 
     def update(self, chunk: Any) -> None:
-        name, value = chunk
+        name, value, *rest = chunk
         if name == "plan":
             self._emit("plan", plan_html(list(value.intents), value.plan))
         elif isinstance(value, SpecialistReport):
-            self._emit(name, desk_html(name, value), None if value.findings else "no findings")
+            # the same guard as the final report's, so the streamed section is the section the report keeps
+            basis = rest[0] if rest else value
+            desk, _ = guarded_desk(OutputGuard(self._scope.pool(basis)), value, basis)
+            self._emit(name, desk_html(name, desk), None if desk.findings else "no findings")
 
     def finish(self, report: ResearchReport) -> None:
         self._emit("answer", answer_html(report))
@@ -112,11 +117,18 @@ class ResearchStream:
 
 def _assemble(state: Mapping[str, Any], scope: RunScope, handler: StreamHandler | None) -> ResearchReport:
     plan = state["plan"]
-    reports: dict[str, SpecialistReport] = dict(state.get("reports") or {})
+    raw: dict[str, SpecialistReport] = dict(state.get("reports") or {})
+    basis: dict[str, SpecialistReport] = dict(state.get("basis") or {})
     run = scope.facts(state)
-    # the question's own numbers ("three quarters", "4.5%") are the user's, not the desk's figures
-    pool = scope.pool(*reports.values(), state["question"], state.get("resolved") or "", plan.plan)
+    # the pool: tool results and the desks' code-composed reports (never a model's own figures); the
+    # question's own numbers ("three quarters", "4.5%") are the user's
+    pool = scope.pool(*basis.values(), state["question"], state.get("resolved") or "", plan.plan)
     guard = OutputGuard(pool)
+    reports: dict[str, SpecialistReport] = {}
+    desk_warnings: list[str] = []
+    for agent, report in raw.items():
+        reports[agent], caught = guarded_desk(guard, report, basis.get(agent, report))
+        desk_warnings += caught
     notes = state.get("agents") or {}
     by_model = synthesize.ROLE.name in notes and notes[synthesize.ROLE.name].mode == "model"
     answer, warnings = guarded_answer(guard, state["synthesis"], state["fallback"], model=by_model)
@@ -141,7 +153,13 @@ def _assemble(state: Mapping[str, Any], scope: RunScope, handler: StreamHandler 
         charts=charts,
         cut_short=list(state.get("cut_short") or []),
         disclaimer=disclaimer,
-        warnings=[*run.warnings, *warnings, *found.warnings(), *(state.get("memory_warnings") or [])],
+        warnings=[
+            *run.warnings,
+            *desk_warnings,
+            *warnings,
+            *found.warnings(),
+            *(state.get("memory_warnings") or []),
+        ],
         guard=found,
         agents=run.agents,
         tool_calls=run.tool_calls,
