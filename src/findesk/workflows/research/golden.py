@@ -26,6 +26,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from findesk.agents.roles.research.findings import SpecialistName
+from findesk.agents.roles.research.synthesize import MARKER
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.workflows.research.models import ResearchReport
 
@@ -43,7 +44,6 @@ DISTRIBUTION: dict[str, int] = {
 }
 OK_STATUS = "ok"
 NO_DATA_STATUS = ErrorCode.NO_DATA.value
-_MARKER = re.compile(r"\[(\d{1,3})\]")
 _TOOL_NAME = r"^[a-z][a-z0-9_]{1,63}$"
 
 
@@ -187,7 +187,7 @@ def _tool_failures(case: GoldenCase, report: ResearchReport) -> list[str]:
 def _citation_failures(report: ResearchReport) -> list[str]:
     if not report.citations:
         return ["citations required: the report has none"]
-    markers = {int(m) for m in _MARKER.findall(report.answer)}
+    markers = {int(m) for m in MARKER.findall(report.answer)}
     if not markers:
         return ["citations required: the answer has no [n] marker"]
     dangling = sorted(m for m in markers if not 1 <= m <= len(report.citations))

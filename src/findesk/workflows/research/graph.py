@@ -37,8 +37,8 @@ from findesk.workflows.research import memory_hooks
 from findesk.workflows.research.specialists import SPECIALIST_ROLES
 from findesk.workflows.spec import AgentNotes, RunKit
 
-# Warnings that mean a cap stopped an agent (the runtime's words), shown as "cut short"
-_CAP_MARKS = ("budget_exceeded", "max_iterations", "iteration cap", "dollar budget", "turns ran out")
+# Warnings that mean a cap stopped an agent (the codes the agent runtime writes), shown as "cut short"
+_CAP_MARKS = ("budget_exceeded", "max_iterations")
 
 
 class ResearchState(TypedDict, total=False):

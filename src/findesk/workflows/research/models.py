@@ -42,9 +42,8 @@ class ResearchInput(BaseModel):
         True, description="Append the disclaimer (only a team-tier key may turn it off)."
     )
     # Set by the interface from the caller (the API key), never taken from a request body: whose session
-    # and facts the run reads and writes, and the key's tier. Hidden from the input schema (forms, docs).
+    # and facts the run reads and writes. Hidden from the input schema (forms, docs).
     user: SkipJsonSchema[str] = "local"
-    caller_tier: SkipJsonSchema[str | None] = None
 
 
 class ResearchReport(BaseModel):

@@ -61,13 +61,13 @@ def _bind(inputs: ResearchInput, caller: RunCaller) -> Result[ResearchInput]:
     """The input as the API's caller runs it: its key's user and tier, whatever the body said. Over
     the API only a team-tier key may drop the disclaimer; the local user (CLI, Python API) is the
     installation's operator and may."""
-    bound = inputs.model_copy(update={"user": caller.user, "caller_tier": caller.tier})
+    bound = inputs.model_copy(update={"user": caller.user})
     if not bound.disclaimer and caller.user != LOCAL_CALLER.user and caller.tier != TEAM_TIER:
         return Err(
             ErrorCode.REFUSED,
             "research: only a team-tier API key may turn the disclaimer off; the answer keeps it",
         )
-    return _check(bound)
+    return Ok(bound)  # the input was checked when it was parsed; binding changes only the user
 
 
 def _initial(inputs: ResearchInput, context: DataContext) -> dict[str, Any]:
@@ -86,7 +86,7 @@ def _initial(inputs: ResearchInput, context: DataContext) -> dict[str, Any]:
 
 def _opening(inputs: ResearchInput, context: DataContext) -> dict[str, Any]:
     # the user is the key (or "local"); it is kept so `runs resume` binds the same caller again
-    return {**inputs.model_dump(mode="json", exclude={"caller_tier"}), "as_of": context.as_of.isoformat()}
+    return {**inputs.model_dump(mode="json"), "as_of": context.as_of.isoformat()}
 
 
 class ResearchStream:

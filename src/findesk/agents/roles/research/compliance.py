@@ -17,12 +17,12 @@ Rules:
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from findesk.agents.role import Outcomes, PlannedCall, outcome_value
 from findesk.agents.roles.research.findings import Citation, Finding, SpecialistInput, SpecialistReport
 from findesk.agents.roles.research.market_findings import for_reader, unavailable
+from findesk.agents.roles.research.route_terms import ADDRESS
 from findesk.agents.roles.research.specialist import specialist_role, specialist_task
 from findesk.data.models import SanctionsScreen
 from findesk.tools.compliance import AddressRisk
@@ -33,13 +33,12 @@ RISK_TOOL = "address_risk"
 MAX_ADDRESSES = 5
 MAX_NAMES = 5
 MAX_GAPS_SHOWN = 8
-ADDRESS_IN_TEXT = re.compile(r"(?<![0-9a-zA-Z])0x[0-9a-fA-F]{40}(?![0-9a-zA-Z])")
 
 
 def addresses(inputs: SpecialistInput) -> tuple[list[str], list[str]]:
     """The addresses to screen (routed ones first, then those in the text) and those beyond the cap."""
     found: dict[str, str] = {}
-    for raw in [*inputs.subjects.addresses, *ADDRESS_IN_TEXT.findall(inputs.question)]:
+    for raw in [*inputs.subjects.addresses, *(m.group() for m in ADDRESS.finditer(inputs.question))]:
         text = raw.strip()
         if text:
             found.setdefault(text.lower(), text)

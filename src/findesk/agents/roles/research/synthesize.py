@@ -25,7 +25,7 @@ from findesk.agents.roles.research.conflicts import Conflict
 from findesk.agents.roles.research.findings import SPECIALISTS, Citation, Finding, SpecialistReport
 
 MAX_WORDS = 400
-_MARKER = re.compile(r"\[(\d{1,3})\]")
+MARKER = re.compile(r"\[(\d{1,3})\]")  # a citation marker, [n]
 _TITLES = {"equity": "Equity", "macro": "Macro", "crypto": "Crypto", "compliance": "Compliance"}
 
 
@@ -71,7 +71,7 @@ def markers(citations: list[Citation], cited: list[Citation]) -> str:
 
 def clean_markers(answer: str, count: int) -> str:
     """The answer with every ``[n]`` outside 1..count removed (a model may invent a source number)."""
-    return _MARKER.sub(lambda m: m.group(0) if 1 <= int(m.group(1)) <= count else "", answer)
+    return MARKER.sub(lambda m: m.group(0) if 1 <= int(m.group(1)) <= count else "", answer)
 
 
 def _ordered(reports: dict[str, SpecialistReport]) -> list[str]:
