@@ -191,7 +191,7 @@ class DailyTokenVendor(Vendor):
     after the as-of date."""
 
     name = "daily"
-    categories = frozenset({Category.TOKENS})
+    categories = frozenset({Category.TOKEN_PRICES})
 
     async def token_prices(self, token_id: str, as_of: date) -> Result[TokenPriceHistory]:
         scale = 2.0 if token_id == "bitcoin" else 1.0
@@ -211,7 +211,7 @@ class DailyTokenVendor(Vendor):
 
 
 def test_crypto_with_daily_prices_is_correlated_up_to_the_as_of_date() -> None:
-    router = DataRouter({Category.TOKENS: [DailyTokenVendor()]})
+    router = DataRouter({Category.TOKEN_PRICES: [DailyTokenVendor()]})
     ctx = ToolContext(router, cast(Any, None), DataContext(mode="snapshot", as_of=AS_OF))
     args = {"a": "CRYPTO:bitcoin", "b": "CRYPTO:ethereum", "window_days": 10}
     out = asyncio.run(execute(get_correlation, "get_correlation", args, ctx))

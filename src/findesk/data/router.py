@@ -209,26 +209,24 @@ class DataRouter:
     # ---- research desk: balances, mixers, large holders ----------------------------------------
     async def eth_balance(self, address: str, as_of: date) -> Result[EthBalance]:
         return await self._route(
-            Category.ONCHAIN,
+            Category.BALANCES,
             f"the ETH balance of {address.strip()}",
             lambda v: v.eth_balance(address.strip(), as_of),
         )
 
     async def mixer_transfers(self, address: str, as_of: date) -> Result[list[OnchainTx]]:
         return await self._route(
-            Category.ONCHAIN,
+            Category.MIXERS,
             f"mixer withdrawals to {address.strip()}",
             lambda v: v.mixer_transfers(address.strip(), as_of),
         )
 
     async def mixer_contracts(self, as_of: date) -> Result[MixerList]:
-        return await self._route(
-            Category.SANCTIONS, "known mixer contracts", lambda v: v.mixer_contracts(as_of)
-        )
+        return await self._route(Category.MIXERS, "known mixer contracts", lambda v: v.mixer_contracts(as_of))
 
     async def token_prices(self, token_id: str, as_of: date) -> Result[TokenPriceHistory]:
         return await self._route(
-            Category.TOKENS,
+            Category.TOKEN_PRICES,
             f"prices of {token_id.strip()}",
             lambda v: v.token_prices(token_id.strip(), as_of),
         )

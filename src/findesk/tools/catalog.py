@@ -76,7 +76,8 @@ async def _open_filing_index(settings: Settings, _ctx: ToolContext) -> Result[ob
     return Ok(IndexSearch(settings.resolved_index_dir()))
 
 
-async def _close_filing_index(service: object) -> None:
+async def _close_service(service: object) -> None:
+    # a blocking close (database connections, an open index) runs off the event loop
     close = getattr(service, "close", None)
     if close is not None:
         await asyncio.to_thread(close)
@@ -89,8 +90,8 @@ async def _open_memory(settings: Settings, _ctx: ToolContext) -> Result[object]:
 
 # Later issues register their services here (retrieval, memory, sandbox, mail).
 SERVICE_FACTORIES: list[ServiceFactory] = [
-    ServiceFactory(search_filings.SERVICE, _open_filing_index, _close_filing_index),
-    ServiceFactory(MemoryStore, _open_memory, _close_filing_index),
+    ServiceFactory(search_filings.SERVICE, _open_filing_index, _close_service),
+    ServiceFactory(MemoryStore, _open_memory, _close_service),
 ]
 
 

@@ -17,6 +17,7 @@ from datetime import UTC, date, datetime, time
 from typing import Any
 
 from findesk.core.result import Err, ErrorCode, Ok, Result
+from findesk.data.formats.timestamps import parse_utc
 from findesk.data.models import Source, TokenInfo
 
 VENDOR = "coingecko"
@@ -81,7 +82,7 @@ def parse_coin(payload: Any, source: Source) -> Result[TokenInfo]:
     market = payload.get("market_data")
     price_as_of = None
     if isinstance(market, dict):
-        price_as_of = _parse_time(market.get("last_updated") or payload.get("last_updated"))
+        price_as_of = parse_utc(market.get("last_updated") or payload.get("last_updated"))
     return _token(payload, market, price_as_of, source)
 
 
@@ -129,16 +130,6 @@ def _usd(market: Any, key: str) -> float | None:
     block = market.get(key)
     value = block.get("usd") if isinstance(block, dict) else None
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def _parse_time(text: Any) -> datetime | None:
-    if not isinstance(text, str) or not text:
-        return None
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def parse_simple_price(payload: Any) -> Result[dict[str, dict[str, float]]]:

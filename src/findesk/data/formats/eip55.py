@@ -1,7 +1,7 @@
 """EIP-55 address checksums: the letter case of a mixed-case Ethereum address encodes a checksum.
 
 Rules this module keeps:
-- Pure and dependency-free: Keccak-256 (the original Keccak padding, not SHA3-256's, which is why
+- Pure and free of third-party code: Keccak-256 (the original Keccak padding, not SHA3-256's, which is why
   ``hashlib.sha3_256`` cannot be used) is implemented here, about 40 lines.
 - Case is a checksum, never identity: addresses are compared lower-cased everywhere; this module
   only tells whether a mixed-case spelling is internally consistent. All-lower and all-upper spellings
@@ -10,9 +10,8 @@ Rules this module keeps:
 
 from __future__ import annotations
 
-import re
+from findesk.data.formats.etherscan import ADDRESS_RE
 
-_ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 _MASK = (1 << 64) - 1
 _RATE = 136  # bytes per block for Keccak-256 (1600 - 2 * 256 bits)
 _RC = (
@@ -68,7 +67,7 @@ def keccak256(data: bytes) -> bytes:
 def to_checksum(address: str) -> str:
     """The EIP-55 spelling of a ``0x`` + 40-hex address (any case in)."""
     text = address.strip()
-    if not _ADDRESS.match(text):
+    if not ADDRESS_RE.match(text):
         raise ValueError(f"{text[:60]!r} is not an Ethereum address")
     body = text[2:].lower()
     digest = keccak256(body.encode("ascii")).hex()
@@ -80,7 +79,7 @@ def to_checksum(address: str) -> str:
 def checksum_ok(address: str) -> bool | None:
     """True/False for a mixed-case spelling; None when the spelling carries no checksum (or is no address)."""
     text = address.strip()
-    if not _ADDRESS.match(text):
+    if not ADDRESS_RE.match(text):
         return None
     body = text[2:]
     if body == body.lower() or body == body.upper():

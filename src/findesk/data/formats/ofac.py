@@ -22,6 +22,7 @@ from datetime import date
 from typing import Any, Literal
 
 from findesk.core.result import Err, ErrorCode, Ok, Result
+from findesk.data.formats.etherscan import ADDRESS_RE
 from findesk.data.models import SanctionsMatch, Source
 
 SDN_COLUMNS = (
@@ -42,7 +43,6 @@ _NULL = "-0-"
 _REMARKS_CAP = 1000  # OFAC truncates the Remarks field of sdn.csv at this length
 _ADDRESS_RE = re.compile(r"Digital Currency Address - ([A-Za-z0-9]+)\s+([A-Za-z0-9]+)")
 _AKA_RE = re.compile(r"a\.k\.a\. '([^']+)'")
-EVM_RE = re.compile(r"^0x[0-9a-fA-F]{40}$")
 # Non-EVM addresses (base58, bech32, Monero …): one token of letters and digits, long, with a digit.
 _OTHER_ADDRESS_RE = re.compile(r"^(?=.*\d)[A-Za-z0-9]{25,110}$")
 
@@ -134,7 +134,7 @@ def remark_addresses(remarks: str) -> tuple[tuple[str, str], ...]:
         asset, address = match.group(1).upper(), match.group(2)
         if len(remarks) >= _REMARKS_CAP and match.end() == len(remarks):
             continue  # cut by OFAC's remarks limit: a partial address would match the wrong thing
-        if address.lower().startswith("0x") and not EVM_RE.match(address):
+        if address.lower().startswith("0x") and not ADDRESS_RE.match(address):
             continue
         out.append((asset, address))
     return tuple(out)
@@ -148,7 +148,7 @@ def parse_eth_address_csv(text: str) -> Result[list[ListedAddress]]:
     out: list[ListedAddress] = []
     for row in reader:
         address = (row.get("address") or "").strip()
-        if not EVM_RE.match(address):
+        if not ADDRESS_RE.match(address):
             return Err(
                 ErrorCode.BAD_RESPONSE, f"The ETH address list holds a bad address {address!r}.", "ofac"
             )
@@ -186,7 +186,7 @@ def classify_query(query: str) -> Result[QueryKind]:
     if not text:
         return Err(ErrorCode.INVALID_INPUT, "The sanctions query is empty; give an address or a name.")
     if text[:2].lower() == "0x" and " " not in text:
-        if EVM_RE.match(text):
+        if ADDRESS_RE.match(text):
             return Ok("evm")
         return Err(
             ErrorCode.INVALID_INPUT,

@@ -67,6 +67,10 @@ class Category(StrEnum):
     EARNINGS_CALENDAR = "earnings_calendar"  # earnings dates held and scheduled
     FUNDAMENTALS = "fundamentals"  # quarterly statements and index peers (research desk)
     HOLDERS = "holders"  # a token's largest holders (Dune; live only)
+    # Served by the snapshot only: no live vendor has them, so live mode has no default chain for them
+    BALANCES = "balances"  # an address's ETH balance as last read
+    MIXERS = "mixers"  # known mixer contracts and recorded mixer withdrawals
+    TOKEN_PRICES = "token_prices"  # a token's dated price points
 
 
 class Vendor:
@@ -143,19 +147,19 @@ class Vendor:
 
     async def eth_balance(self, address: str, as_of: date) -> Result[EthBalance]:
         """The ETH balance of ``address`` as last read on or before ``as_of``."""
-        return self._not_served(Category.ONCHAIN)
+        return self._not_served(Category.BALANCES)
 
     async def mixer_transfers(self, address: str, as_of: date) -> Result[list[OnchainTx]]:
         """Recorded mixer withdrawals paid to ``address`` on or before ``as_of`` (empty when none)."""
-        return self._not_served(Category.ONCHAIN)
+        return self._not_served(Category.MIXERS)
 
     async def mixer_contracts(self, as_of: date) -> Result[MixerList]:
         """The known mixer contracts (e.g. Tornado Cash pools) as listed on or before ``as_of``."""
-        return self._not_served(Category.SANCTIONS)
+        return self._not_served(Category.MIXERS)
 
     async def token_prices(self, token_id: str, as_of: date) -> Result[TokenPriceHistory]:
         """A token's dated price points known on or before ``as_of``, oldest first."""
-        return self._not_served(Category.TOKENS)
+        return self._not_served(Category.TOKEN_PRICES)
 
     async def large_holders(self, token: str, as_of: date, limit: int = 10) -> Result[TokenHolders]:
         """The largest holders of ``token`` (a contract address or symbol) as of ``as_of``."""

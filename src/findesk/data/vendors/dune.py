@@ -24,6 +24,7 @@ from urllib.parse import urlencode
 from findesk.core.dates import end_of_day
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.formats.etherscan import is_address
+from findesk.data.formats.timestamps import parse_utc
 from findesk.data.models import Source
 from findesk.data.models.onchain_risk import TokenHolder, TokenHolders
 from findesk.data.vendors.base import Category, HttpVendor
@@ -54,7 +55,7 @@ def parse_holders(payload: Any, token: str, cutoff: datetime, url: str) -> Resul
         return Err(
             ErrorCode.BAD_RESPONSE, f"Dune answered without a result: {message or 'no result'}", "dune"
         )
-    ran = _time(payload.get("execution_ended_at"))
+    ran = parse_utc(payload.get("execution_ended_at"))
     if ran is None:
         return Err(ErrorCode.BAD_RESPONSE, "Dune's result has no execution time; it cannot be dated", "dune")
     if ran > cutoff:
@@ -81,16 +82,6 @@ def parse_holders(payload: Any, token: str, cutoff: datetime, url: str) -> Resul
             ),
         )
     )
-
-
-def _time(text: Any) -> datetime | None:
-    if not isinstance(text, str):
-        return None
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 class DuneVendor(HttpVendor):

@@ -176,7 +176,7 @@ class SnapshotVendor(Vendor):
     def _make_balances(self) -> Any:
         from findesk.data.vendors.snapshot.balances import BalanceStore
 
-        return BalanceStore(self.files)
+        return BalanceStore(self._crypto.get())
 
     async def eth_balance(self, address: str, as_of: date) -> Result[EthBalance]:
         return await self._run(lambda: self._balances.get().balance(address, as_of))
@@ -190,7 +190,7 @@ class SnapshotVendor(Vendor):
     def _make_token_prices(self) -> Any:
         from findesk.data.vendors.snapshot.token_prices import TokenPriceStore
 
-        return TokenPriceStore(self.files)
+        return TokenPriceStore(self._crypto.get())
 
     async def token_prices(self, token_id: str, as_of: date) -> Result[TokenPriceHistory]:
         return await self._run(lambda: self._token_prices.get().history(token_id, as_of))

@@ -1,45 +1,38 @@
 """ETH balances from the recorded Etherscan ``balance`` answers (``crypto/etherscan/balance_*.json``).
 
 Rules this store keeps:
-- A recording is visible only from its recording time (``crypto/index.csv``): a balance is the
-  balance when it was read, so the newest recording on or before ``as_of`` is the answer, and its
-  ``observed_at`` says how old it is.
+- A recording is visible only from its recording time (``crypto/index.csv``, read once by
+  ``CryptoStore``): a balance is the balance when it was read, so the newest recording on or before
+  ``as_of`` is the answer, and its ``observed_at`` says how old it is.
 - Addresses match case-insensitively; amounts are exact (wei -> ``Decimal`` ETH).
 - No recording for the address by ``as_of`` is ``no_data`` naming the addresses the snapshot has.
 """
 
 from __future__ import annotations
 
-import csv
 from datetime import date, datetime
-from urllib.parse import parse_qs, urlparse
 
 from findesk.core.dates import visible_at
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.formats.etherscan import WEI_DECIMALS, check_envelope, is_address, scale
 from findesk.data.models.onchain_risk import EthBalance
-from findesk.data.vendors.snapshot.files import Lazy, SnapshotFiles
-
-INDEX = "crypto/index.csv"
+from findesk.data.vendors.snapshot.crypto import CryptoStore
+from findesk.data.vendors.snapshot.files import Lazy
 
 
 class BalanceStore:
-    def __init__(self, files: SnapshotFiles) -> None:
-        self.files = files
+    def __init__(self, crypto: CryptoStore) -> None:
+        self.files = crypto.files
+        self._crypto = crypto
         # lower-cased address -> [(recorded, rel, address as recorded)]
         self._index = Lazy(self._load_index)
 
     def _load_index(self) -> dict[str, list[tuple[datetime, str, str]]]:
         out: dict[str, list[tuple[datetime, str, str]]] = {}
-        with self.files.path(INDEX).open(encoding="utf-8", newline="") as fh:
-            for row in csv.DictReader(fh):
-                params = {k: v[0] for k, v in parse_qs(urlparse(row["request_url"]).query).items() if v}
-                if params.get("action") != "balance" or not params.get("address"):
-                    continue
-                recorded = datetime.fromisoformat(row["recorded"].replace("Z", "+00:00"))
-                out.setdefault(params["address"].lower(), []).append(
-                    (recorded, row["path"], params["address"])
-                )
+        for rec in self._crypto.recordings():
+            address = rec.params.get("address")
+            if rec.params.get("action") == "balance" and address:
+                out.setdefault(address.lower(), []).append((rec.recorded, rec.rel, address))
         return out
 
     def balance(self, address: str, as_of: date) -> Result[EthBalance]:

@@ -8,6 +8,8 @@ Rules this store keeps:
 - Tokens: only recordings whose recording date (``index.csv``) is on or before ``as_of`` are read;
   a price carries the moment it describes (``price_as_of``), never the moment it was recorded.
 - TVL: the snapshot holds no DefiLlama TVL series; asking for one is ``no_data``, never a guess.
+- ``crypto/index.csv`` is parsed once, here (``recordings``); the balance and token-price stores
+  read it through this store, so a damaged row fails all three the same way.
 """
 
 from __future__ import annotations
@@ -27,15 +29,22 @@ INDEX = "crypto/index.csv"
 
 
 @dataclass(frozen=True, slots=True)
-class _Recording:
+class Recording:
+    """One row of ``crypto/index.csv``: a recorded answer, its request and when it was recorded."""
+
     rel: str
     url: str
     recorded: datetime
-    params: dict[str, str]
+    params: dict[str, str]  # the request's query parameters
 
     @property
     def day(self) -> str:
         return self.recorded.date().isoformat()
+
+    @property
+    def stamp(self) -> str:
+        """``recorded 2024-05-30T11:52:13Z``."""
+        return f"recorded {self.recorded.isoformat().replace('+00:00', 'Z')}"
 
 
 class CryptoStore:
@@ -47,18 +56,22 @@ class CryptoStore:
 
     # -- index -----------------------------------------------------------------------------------
 
-    def _load_index(self) -> list[_Recording]:
-        out: list[_Recording] = []
+    def recordings(self) -> list[Recording]:
+        """Every row of ``crypto/index.csv``, parsed once; the balance and token-price stores read it here."""
+        return self._index.get()
+
+    def _load_index(self) -> list[Recording]:
+        out: list[Recording] = []
         with self.files.path(INDEX).open(encoding="utf-8", newline="") as fh:
             for row in csv.DictReader(fh):
                 query = parse_qs(urlparse(row["request_url"]).query)
                 params = {k: v[0] for k, v in query.items() if v}
                 recorded = datetime.fromisoformat(row["recorded"].replace("Z", "+00:00"))
-                out.append(_Recording(row["path"], row["request_url"], recorded, params))
+                out.append(Recording(row["path"], row["request_url"], recorded, params))
         return out
 
-    def _etherscan(self) -> dict[str, list[_Recording]]:
-        by_address: dict[str, list[_Recording]] = {}
+    def _etherscan(self) -> dict[str, list[Recording]]:
+        by_address: dict[str, list[Recording]] = {}
         for rec in self._index.get():
             if rec.rel.startswith("crypto/etherscan/") and rec.params.get("action") in etherscan.ACTIONS:
                 address = rec.params.get("address", "").lower()
@@ -87,25 +100,14 @@ class CryptoStore:
                 f"it has nothing for {address.strip()}.",
                 "snapshot",
             )
-        cutoff = end_of_day(as_of)
-        seen: set[tuple[str, ...]] = set()
-        merged: list[OnchainTx] = []
-        for rec in recordings:
-            for tx in self._recording_txs(rec):
-                key = etherscan.dedupe_key(tx)
-                if tx.timestamp <= cutoff and key not in seen:
-                    seen.add(key)
-                    merged.append(tx)
-        kind_order = {"normal": 0, "internal": 1, "token": 2}
-        merged.sort(key=lambda t: (-t.timestamp.timestamp(), -t.block_number, kind_order.get(t.kind, 3)))
-        return Ok(merged[:limit])
+        return Ok(etherscan.merge_txs((self._recording_txs(r) for r in recordings), end_of_day(as_of), limit))
 
-    def _recording_txs(self, rec: _Recording) -> list[OnchainTx]:
+    def _recording_txs(self, rec: Recording) -> list[OnchainTx]:
         if rec.rel not in self._parsed:
             self._parsed.setdefault(rec.rel, Lazy(lambda: self._parse_recording(rec)))
         return self._parsed[rec.rel].get()
 
-    def _parse_recording(self, rec: _Recording) -> list[OnchainTx]:
+    def _parse_recording(self, rec: Recording) -> list[OnchainTx]:
         kind = etherscan.ACTIONS[rec.params["action"]]
         source = self.files.source(rec.rel, _coverage(rec))
         parsed = etherscan.parse_txs(self.files.read_json(rec.rel), kind, source)
@@ -162,16 +164,16 @@ class CryptoStore:
 class _TokenRecordings:
     """The token recordings visible at one as-of date, parsed on demand."""
 
-    def __init__(self, store: CryptoStore, visible: list[_Recording]) -> None:
+    def __init__(self, store: CryptoStore, visible: list[Recording]) -> None:
         self.store = store
-        self.meta: dict[str, tuple[_Recording, TokenInfo]] = {}
-        self.prices: dict[str, list[tuple[_Recording, TokenInfo]]] = {}
-        self.simple: dict[str, list[tuple[_Recording, dict[str, float]]]] = {}
+        self.meta: dict[str, tuple[Recording, TokenInfo]] = {}
+        self.prices: dict[str, list[tuple[Recording, TokenInfo]]] = {}
+        self.simple: dict[str, list[tuple[Recording, dict[str, float]]]] = {}
         self.listed: list[coingecko.CoinRef] = []
         for rec in sorted(visible, key=lambda r: r.recorded):
             self._add(rec)
 
-    def _add(self, rec: _Recording) -> None:
+    def _add(self, rec: Recording) -> None:
         files = self.store.files
         path = urlparse(rec.url).path.strip("/")
         parts = path.split("/")
@@ -179,14 +181,12 @@ class _TokenRecordings:
             self.listed = self.store._coins_list.get()
         elif rec.rel.startswith("crypto/coingecko/") and len(parts) >= 4 and parts[-1] == "history":
             day = datetime.strptime(rec.params["date"], "%d-%m-%Y").date()
-            got = coingecko.parse_history(
-                files.read_json(rec.rel), day, files.source(rec.rel, _recorded(rec))
-            )
+            got = coingecko.parse_history(files.read_json(rec.rel), day, files.source(rec.rel, rec.stamp))
             if isinstance(got, Err):
                 raise ValueError(f"{rec.rel}: {got.reason}")
             self.prices.setdefault(got.value.id, []).append((rec, got.value))
         elif rec.rel.startswith("crypto/coingecko/") and len(parts) >= 4 and parts[-2] == "coins":
-            info = coingecko.parse_coin(files.read_json(rec.rel), files.source(rec.rel, _recorded(rec)))
+            info = coingecko.parse_coin(files.read_json(rec.rel), files.source(rec.rel, rec.stamp))
             if isinstance(info, Err):
                 raise ValueError(f"{rec.rel}: {info.reason}")
             self.meta[info.value.id] = (rec, info.value)
@@ -209,7 +209,7 @@ class _TokenRecordings:
                         name=coin,
                         price_usd=price.price_usd,
                         price_as_of=price.timestamp,
-                        source=files.source(rec.rel, _recorded(rec) + " (DefiLlama price)"),
+                        source=files.source(rec.rel, rec.stamp + " (DefiLlama price)"),
                     )
                     self.prices.setdefault(coin, []).append((rec, priced))
 
@@ -240,7 +240,7 @@ class _TokenRecordings:
         primary = price.source if price else (meta[1].source if meta else None)
         if primary is None:
             last = self.simple[coin][-1][0]
-            primary = self.store.files.source(last.rel, _recorded(last))
+            primary = self.store.files.source(last.rel, last.stamp)
         for rec, vs in self.simple.get(coin, []):
             quoted = "; ".join(f"{v!r} {k.upper()}" for k, v in sorted(vs.items()))
             where = "" if rec.rel == primary.ref else f" ({rec.rel})"
@@ -259,11 +259,7 @@ class _TokenRecordings:
         )
 
 
-def _recorded(rec: _Recording) -> str:
-    return f"recorded {rec.recorded.isoformat().replace('+00:00', 'Z')}"
-
-
-def _coverage(rec: _Recording) -> str:
+def _coverage(rec: Recording) -> str:
     params = rec.params
     scope = f"Etherscan {params.get('action')} recorded {rec.day}"
     if params.get("offset"):

@@ -6,7 +6,8 @@ Rules:
   conservative, a quarter is never shown before it could have been filed. Its month-end labels
   (NVDA's quarter ended 2025-07-27 reads 2025-07-31) only push that date later.
 - Peers come from the latest constituents list dated on or before ``as_of``; none dated then is
-  ``no_data``, never a later list.
+  ``no_data``, never a later list. The lists write share classes with a dot (BRK.B); their symbols
+  are read as findesk writes them (``normalize_ticker``: BRK-B).
 - Empty cells are ``None``; the file is read once per process (``Lazy``).
 """
 
@@ -19,6 +20,7 @@ import math
 from datetime import date, timedelta
 
 from findesk.core.result import Err, ErrorCode, Ok, Result
+from findesk.data.formats.sec import normalize_ticker
 from findesk.data.models.fundamentals import (
     FundamentalQuarter,
     IndexPeers,
@@ -56,11 +58,6 @@ def _number(text: str | None) -> float | None:
         return None
     value = float(text)
     return value if math.isfinite(value) else None
-
-
-def _ticker(listed: str) -> str:
-    # the list writes share classes the foreign way (BRK.B); findesk writes them with a dash
-    return listed.strip().upper().replace(".", "-")
 
 
 class FundamentalsStore:
@@ -122,7 +119,7 @@ class FundamentalsStore:
         list_date, rel = max(usable)
         text = self.files.path(rel).read_text(encoding="utf-8")
         members = list(csv.DictReader(io.StringIO(text)))
-        own = next((m for m in members if _ticker(m["Symbol"]) == symbol), None)
+        own = next((m for m in members if normalize_ticker(m["Symbol"]) == symbol), None)
         if own is None:
             return Err(
                 ErrorCode.NOT_FOUND,
@@ -131,9 +128,9 @@ class FundamentalsStore:
             )
         sub = own["GICS Sub-Industry"]
         peers = [
-            Peer(symbol=_ticker(m["Symbol"]), name=m["Security"], sub_industry=sub)
+            Peer(symbol=normalize_ticker(m["Symbol"]), name=m["Security"], sub_industry=sub)
             for m in members
-            if m["GICS Sub-Industry"] == sub and _ticker(m["Symbol"]) != symbol
+            if m["GICS Sub-Industry"] == sub and normalize_ticker(m["Symbol"]) != symbol
         ]
         return Ok(
             IndexPeers(

@@ -1,8 +1,8 @@
 """A token's dated price points from the recorded CoinGecko and DefiLlama answers under ``crypto/``.
 
 Rules this store keeps:
-- A recording is visible only from its recording time (``crypto/index.csv``), and a point only if
-  the moment it describes is on or before the as-of day's end.
+- A recording is visible only from its recording time (``crypto/index.csv``, read once by
+  ``CryptoStore``), and a point only if the moment it describes is on or before the as-of day's end.
 - Each point keeps its own moment and currency: a CoinGecko ``history`` day is that day at 00:00 UTC
   in USD; a ``simple/price`` quote is the recording's time in the currency asked (often ETH, never
   converted); a DefiLlama current price is its own timestamp in USD.
@@ -12,36 +12,30 @@ Rules this store keeps:
 
 from __future__ import annotations
 
-import csv
 from datetime import UTC, date, datetime, time
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import urlparse
 
 from findesk.core.dates import end_of_day, visible_at
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.formats import coingecko, defillama
 from findesk.data.models.onchain_risk import TokenPrice, TokenPriceHistory
-from findesk.data.vendors.snapshot.files import Lazy, SnapshotFiles
-
-INDEX = "crypto/index.csv"
+from findesk.data.vendors.snapshot.crypto import CryptoStore
+from findesk.data.vendors.snapshot.files import Lazy
 
 
 class TokenPriceStore:
-    def __init__(self, files: SnapshotFiles) -> None:
-        self.files = files
+    def __init__(self, crypto: CryptoStore) -> None:
+        self.files = crypto.files
+        self._crypto = crypto
         # coin id -> [(recorded, point)], symbol by coin id where a source names it
         self._points = Lazy(self._load)
 
     def _load(self) -> tuple[dict[str, list[tuple[datetime, TokenPrice]]], dict[str, str]]:
         points: dict[str, list[tuple[datetime, TokenPrice]]] = {}
         symbols: dict[str, str] = {}
-        with self.files.path(INDEX).open(encoding="utf-8", newline="") as fh:
-            rows = list(csv.DictReader(fh))
-        for row in rows:
-            rel, url = row["path"], row["request_url"]
-            recorded = datetime.fromisoformat(row["recorded"].replace("Z", "+00:00"))
-            parts = urlparse(url).path.strip("/").split("/")
-            params = {k: v[0] for k, v in parse_qs(urlparse(url).query).items() if v}
-            stamp = f"recorded {row['recorded']}"
+        for rec in self._crypto.recordings():
+            rel, recorded, params, stamp = rec.rel, rec.recorded, rec.params, rec.stamp
+            parts = urlparse(rec.url).path.strip("/").split("/")
             if rel.startswith("crypto/coingecko/") and parts[-1] == "history" and "date" in params:
                 day = datetime.strptime(params["date"], "%d-%m-%Y").date()
                 info = coingecko.parse_history(self.files.read_json(rel), day, self.files.source(rel, stamp))
