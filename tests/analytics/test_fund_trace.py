@@ -100,3 +100,22 @@ def test_a_large_history_traces_quickly() -> None:
     trace = build_trace(T, own, upstream, CUTOFF, fan_out=10)
     assert time.perf_counter() - started < 2
     assert len(trace.followed) == 10 and len(trace.not_followed) == 1990
+
+
+def test_a_second_hop_sender_beyond_the_fan_out_is_still_an_edge_so_it_is_screened() -> None:
+    funders = [f"0x{i:040x}" for i in range(1, 5)]
+    sanctioned = "0x" + "d" * 40  # one transfer: ranked last of the senders to S1
+    history = [tx(f, S1) for f in funders for _ in range(2)] + [tx(sanctioned, S1)]
+    trace = build_trace(T, [tx(S1, T)], {S1: history}, CUTOFF, fan_out=2)
+    second = [e.sender for e in trace.incoming if e.hop == 2]
+    assert len(second) == 5 and second[-1] == sanctioned
+    ((path, edge),) = trace.paths_through([sanctioned])
+    assert path == [sanctioned, S1, T] and edge.hop == 2
+    assert sanctioned in trace.addresses()
+
+
+def test_a_transfer_recorded_twice_counts_once() -> None:
+    once = tx(S1, T, value="2")
+    again = once.model_copy(update={"hash": once.hash.upper().replace("0X", "0x")})
+    (edge,) = incoming_edges(T, [once, again], CUTOFF)
+    assert edge.transfers == 1 and edge.amounts == {"ETH": Decimal("2")}

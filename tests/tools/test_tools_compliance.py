@@ -8,13 +8,22 @@ history of 0xb8553D9e…969B (2022-12-25 .. 2022-12-30).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from datetime import date
+from pathlib import Path
+from typing import Any, cast
 
 from findesk.analytics.fund_trace import FundTrace
 from findesk.core.dates import end_of_day
-from findesk.tools.base import ToolOutcome
-from findesk.tools.compliance import AddressRisk, MixerCheck
+from findesk.core.result import Result
+from findesk.data.context import DataContext
+from findesk.data.models import OnchainTx
+from findesk.data.router import DataRouter
+from findesk.data.vendors.base import Category
+from findesk.data.vendors.snapshot import SnapshotVendor
+from findesk.tools.base import ToolContext, ToolOutcome
+from findesk.tools.compliance import AddressRisk, MixerCheck, check_mixer, collect_trace
 
 Call = Callable[..., ToolOutcome]
 TORNADO_DAI_100 = "0xD4B88Df4D29F5CedD6857912842cff3b20C8Cfa3"  # a Tornado Cash pool, on the 2024 lists
@@ -139,3 +148,36 @@ def test_mixer_check_names_the_pool_and_the_list_date(call: Call) -> None:
 def test_before_the_mixer_list_date_the_mixer_check_is_no_data(call: Call) -> None:
     outcome = call("mixer_check", at=date(2022, 1, 3), address=RECIPIENT)
     assert outcome.error_code == "no_data" and "2022-07-02" in outcome.summary
+
+
+class _CountingSnapshot(SnapshotVendor):
+    """The snapshot vendor, recording whose transaction history was read."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.histories: list[str] = []
+
+    async def onchain_txs(self, address: str, as_of: date, limit: int = 100) -> Result[list[OnchainTx]]:
+        self.histories.append(address.lower())
+        return await super().onchain_txs(address, as_of, limit)
+
+
+def _context(vendor: SnapshotVendor, categories: list[Category]) -> ToolContext:
+    router = DataRouter({c: [vendor] for c in categories})
+    return ToolContext(router, cast(Any, None), DataContext(mode="live", as_of=date(2025, 8, 29)))
+
+
+def test_without_a_mixer_source_the_trace_says_so_once_not_per_address(snapshot_dir: Path) -> None:
+    ctx = _context(SnapshotVendor(snapshot_dir), [Category.ONCHAIN, Category.SANCTIONS])
+    trace = asyncio.run(collect_trace(ctx, CLEAN))
+    assert len(trace.followed) == 5
+    missing = [g for g in trace.gaps if "mixer withdrawals" in g]
+    assert len(missing) == 1 and "no vendor is configured for mixers" in missing[0]
+
+
+def test_the_mixer_check_reads_only_the_address_own_history(snapshot_dir: Path) -> None:
+    vendor = _CountingSnapshot(snapshot_dir)
+    ctx = _context(vendor, [Category.ONCHAIN, Category.MIXERS])
+    check = asyncio.run(check_mixer(ctx, CLEAN)).unwrap()
+    assert vendor.histories == [CLEAN.lower()]
+    assert check.counterparties == [] and check.is_mixer is None

@@ -6,8 +6,10 @@ Rules this module keeps:
   transaction did not fail, the amount is above zero), and only those dated on or before the cutoff:
   a transaction after the as-of date is dropped here even if a source returned it.
 - Fan-out is bounded and stated: per address at most ``fan_out`` senders are followed to the next hop,
-  ranked by number of transfers, then by the latest one, then by address (deterministic). Senders
-  beyond it stay in the trace as edges (so they are still screened) and are listed as not followed.
+  ranked by number of transfers, then by the latest one, then by address (deterministic). The bound
+  limits only whose history is fetched: every sender found, at either hop, stays in the trace as an
+  edge (so it is still screened); direct senders beyond it are listed as not followed, and hop-2
+  senders are never followed (two hops at most).
 - Addresses compare lower-cased (EIP-55 letter case is a checksum, not identity) and are shown as the
   traced address was given or as the source wrote them.
 - A path lists addresses in the direction the funds moved, ending at the traced address for upstream
@@ -22,6 +24,7 @@ from decimal import Decimal
 
 from pydantic import BaseModel, Field
 
+from findesk.data.formats.etherscan import dedupe_key
 from findesk.data.models import OnchainTx
 
 MAX_HOPS = 2
@@ -103,7 +106,7 @@ def _edges(
         grouped.setdefault((_key(tx.from_address), _key(tx.to_address)), []).append(tx)
     edges: list[Edge] = []
     for group in grouped.values():
-        unique = {t.hash + t.kind + str(t.value) + t.asset: t for t in group}.values()
+        unique = {dedupe_key(t): t for t in group}.values()
         newest = sorted(unique, key=lambda t: (t.timestamp, t.block_number), reverse=True)
         amounts: dict[str, Decimal] = {}
         for t in newest:
@@ -150,55 +153,64 @@ def senders_to_follow(edges: list[Edge], fan_out: int) -> tuple[list[str], list[
     return ranked[:fan_out], ranked[fan_out:]
 
 
+def first_hop(
+    address: str,
+    own: list[OnchainTx],
+    cutoff: datetime,
+    fan_out: int = DEFAULT_FAN_OUT,
+    hops: int = MAX_HOPS,
+) -> FundTrace:
+    """The hop-1 trace of ``address`` from its own transactions, with the senders to follow in
+    ``followed`` (none with ``hops=1``). ``add_upstream`` completes it with their histories."""
+    fan_out = max(1, min(fan_out, MAX_FAN_OUT))
+    hops = max(1, min(hops, MAX_HOPS))
+    first = rank(incoming_edges(address, own, cutoff, 1))
+    followed, not_followed = (
+        senders_to_follow(first, fan_out) if hops > 1 else ([], [e.sender for e in first])
+    )
+    return FundTrace(
+        address=address.strip(),
+        hops=hops,
+        fan_out=fan_out,
+        cutoff=cutoff,
+        incoming=first,
+        outgoing=rank(outgoing_edges(address, own, cutoff)),
+        followed=followed,
+        not_followed=not_followed,
+    )
+
+
+def add_upstream(trace: FundTrace, upstream: Mapping[str, list[OnchainTx] | None]) -> FundTrace:
+    """``trace`` (from ``first_hop``) with the hop-2 senders of each followed sender and the gaps.
+
+    ``upstream`` maps a followed sender (any letter case) to its transactions, or to None when its
+    history is not available; senders it does not hold were not fetched.
+    """
+    fetched = {_key(k): v for k, v in upstream.items()}
+    gaps: list[str] = []
+    second: list[Edge] = []
+    for sender in trace.followed:
+        history = fetched.get(_key(sender))
+        if history is None:
+            gaps.append(f"no recorded transactions for {sender}: who funded it is unknown")
+            continue
+        found = rank(incoming_edges(sender, history, trace.cutoff, 2))
+        if not found:
+            gaps.append(f"the recorded history of {sender} shows no incoming transfer")
+        second.extend(found)
+    if trace.not_followed:
+        which = "" if trace.hops == 1 else f" beyond the fan-out of {trace.fan_out}"
+        gaps.append(f"{len(trace.not_followed)} direct senders{which} were screened but not traced further")
+    return trace.model_copy(update={"incoming": [*trace.incoming, *second], "gaps": [*trace.gaps, *gaps]})
+
+
 def build_trace(
     address: str,
     own: list[OnchainTx],
     upstream: Mapping[str, list[OnchainTx] | None],
     cutoff: datetime,
     fan_out: int = DEFAULT_FAN_OUT,
-    hops: int = MAX_HOPS,
 ) -> FundTrace:
-    """The trace of ``address`` from its own transactions and those of the senders followed.
-
-    ``upstream`` maps a followed sender (any letter case) to its transactions, or to None when its
-    history is not available; senders it does not hold were not fetched.
-    """
-    fan_out = max(1, min(fan_out, MAX_FAN_OUT))
-    hops = max(1, min(hops, MAX_HOPS))
-    first = rank(incoming_edges(address, own, cutoff, 1))
-    outgoing = rank(outgoing_edges(address, own, cutoff))
-    followed, not_followed = (
-        senders_to_follow(first, fan_out) if hops > 1 else ([], [e.sender for e in first])
-    )
-    fetched = {_key(k): v for k, v in upstream.items()}
-    gaps: list[str] = []
-    second: list[Edge] = []
-    for sender in followed:
-        history = fetched.get(_key(sender))
-        if history is None:
-            gaps.append(f"no recorded transactions for {sender}: who funded it is unknown")
-            continue
-        found = rank(incoming_edges(sender, history, cutoff, 2))
-        if not found:
-            gaps.append(f"the recorded history of {sender} shows no incoming transfer")
-        second.extend(found[:fan_out])
-        if len(found) > fan_out:
-            gaps.append(
-                f"{len(found) - fan_out} more senders to {sender} are beyond the fan-out of {fan_out}"
-            )
-    if not_followed:
-        gaps.append(
-            f"{len(not_followed)} direct senders beyond the fan-out of {fan_out} were screened but not "
-            "traced further"
-        )
-    return FundTrace(
-        address=address.strip(),
-        hops=hops,
-        fan_out=fan_out,
-        cutoff=cutoff,
-        incoming=first + second,
-        outgoing=outgoing,
-        followed=followed,
-        not_followed=not_followed,
-        gaps=gaps,
-    )
+    """The two-hop trace of ``address`` from its own transactions and those of the senders followed
+    (``first_hop`` then ``add_upstream``)."""
+    return add_upstream(first_hop(address, own, cutoff, fan_out), upstream)

@@ -27,10 +27,19 @@ from typing import Annotated
 from pydantic import BaseModel, Field, StringConstraints
 
 from findesk.analytics.compliance_risk import Link, RiskInputs, RiskScore, score_risk
-from findesk.analytics.fund_trace import DEFAULT_FAN_OUT, MAX_FAN_OUT, Edge, FundTrace, build_trace
+from findesk.analytics.fund_trace import (
+    DEFAULT_FAN_OUT,
+    MAX_FAN_OUT,
+    MAX_HOPS,
+    Edge,
+    FundTrace,
+    add_upstream,
+    first_hop,
+)
 from findesk.core.dates import end_of_day
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.formats.eip55 import checksum_ok
+from findesk.data.formats.etherscan import ADDRESS_RE
 from findesk.data.models import OnchainTx, SanctionsList, SanctionsMatch, SanctionsScreen
 from findesk.data.models.onchain_risk import MixerContract, MixerList
 from findesk.tools.args import QUOTE_RULE, ToolArgs
@@ -44,7 +53,7 @@ KNOWN_DELISTINGS = {"TORNADO CASH": (date(2025, 3, 21), "snapshot README, caveat
 
 EthAddress = Annotated[
     str,
-    StringConstraints(strip_whitespace=True, pattern=r"^0x[0-9a-fA-F]{40}$"),
+    StringConstraints(strip_whitespace=True, pattern=ADDRESS_RE.pattern),
     Field(description="An Ethereum address: 0x followed by 40 hex digits (any letter case)."),
 ]
 
@@ -82,22 +91,28 @@ async def _history(ctx: ToolContext, address: str) -> tuple[list[OnchainTx] | No
     if isinstance(mixed, Ok):
         held = held or bool(mixed.value)
         txs.extend(mixed.value)
+    elif mixed.code == ErrorCode.NOT_CONFIGURED:
+        gaps.append(f"recorded mixer withdrawals unavailable: {mixed.message()}")
     else:
         gaps.append(f"mixer withdrawals to {address} unavailable: {mixed.message()}")
     return (txs if held else None), gaps
 
 
-async def collect_trace(ctx: ToolContext, address: str, fan_out: int = DEFAULT_FAN_OUT) -> FundTrace:
-    cutoff = end_of_day(ctx.as_of)
+async def collect_trace(
+    ctx: ToolContext, address: str, fan_out: int = DEFAULT_FAN_OUT, hops: int = MAX_HOPS
+) -> FundTrace:
+    """The trace of ``address`` at ``ctx.as_of``; ``hops=1`` reads only the address's own history."""
     own, gaps = await _history(ctx, address)
-    first = build_trace(address, own or [], {}, cutoff, fan_out, hops=2)
+    first = first_hop(address, own or [], end_of_day(ctx.as_of), fan_out, hops)
     fetched = await asyncio.gather(*(_history(ctx, sender) for sender in first.followed))
-    upstream = {sender: txs for sender, (txs, _) in zip(first.followed, fetched, strict=True)}
-    trace = build_trace(address, own or [], upstream, cutoff, fan_out, hops=2)
+    trace = add_upstream(
+        first, {sender: txs for sender, (txs, _) in zip(first.followed, fetched, strict=True)}
+    )
     if own is None:
         gaps.insert(0, f"no recorded transactions for {address.strip()}: its funding cannot be traced")
     extra = [g for _, more in fetched for g in more]
-    return trace.model_copy(update={"gaps": [*gaps, *extra, *trace.gaps]})
+    # dict.fromkeys: a source missing for every address (no mixer source configured) is said once
+    return trace.model_copy(update={"gaps": list(dict.fromkeys([*gaps, *extra, *trace.gaps]))})
 
 
 async def _trace(args: TraceArgs, ctx: ToolContext) -> Result[FundTrace]:
@@ -156,13 +171,12 @@ class MixerCheck(BaseModel):
     gaps: list[str] = Field(default_factory=list)
 
 
-async def check_mixer(ctx: ToolContext, address: str, trace: FundTrace | None = None) -> Result[MixerCheck]:
+async def check_mixer(ctx: ToolContext, address: str) -> Result[MixerCheck]:
     listed = await ctx.router.mixer_contracts(ctx.as_of)
     if isinstance(listed, Err):
         return listed
     mixers = listed.value
-    if trace is None:
-        trace = await collect_trace(ctx, address, 1)
+    trace = await collect_trace(ctx, address, hops=1)  # direct transfers only
     direct = [e for e in trace.incoming if e.hop == 1] + trace.outgoing
     touching: list[Edge] = []
     found: dict[str, MixerContract] = {}
