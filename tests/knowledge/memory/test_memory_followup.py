@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from findesk.agents.roles.research.findings import Subjects
 from findesk.knowledge.memory.followup import merge_subjects, resolve_followup
 from findesk.knowledge.memory.models import MAX_QUESTION_CHARS, Turn
@@ -75,6 +77,24 @@ def test_a_pronoun_question_is_a_follow_up_only_without_a_subject_of_its_own() -
     assert r.followup and r.cue == "pronoun" and "What is NVDA's P/E?" in r.resolved
     alone = resolve_followup("What is AAPL's P/E and is it cheap?", [NVDA])
     assert not alone.followup and alone.resolved == "What is AAPL's P/E and is it cheap?"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What was its YTD return?",
+        "How did it do in Q2 2024?",
+        "Did it beat EPS estimates in FY24?",
+        "How does it compare with the NASDAQ?",
+    ],
+)
+def test_the_routers_subjects_decide_whether_a_pronoun_question_names_its_own(question: str) -> None:
+    # capitalised words the router does not take for subjects (YTD, Q2, FY24, NASDAQ) are no subject
+    for found in ({}, Subjects(themes=["returns"]).model_dump(mode="json")):
+        r = resolve_followup(question, [NVDA], found=found)
+        assert r.followup and r.cue == "pronoun" and "NVDA" in r.resolved, (question, found)
+    own = resolve_followup("What is AAPL's P/E and is it cheap?", [NVDA], found={"tickers": ["AAPL"]})
+    assert not own.followup
 
 
 def test_a_question_without_a_cue_or_without_a_session_stands_alone() -> None:

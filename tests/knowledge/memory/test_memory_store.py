@@ -158,3 +158,24 @@ def test_the_tool_context_carries_the_memory_store_and_opens_no_database_until_u
             await close_tool_context(ctx, factories)
 
     asyncio.run(check())
+
+
+def test_a_fact_stored_concurrently_loses_only_itself_not_the_questions_other_facts(
+    store: MemoryStore,
+) -> None:
+    from sqlalchemy import text
+
+    store.facts("alice").unwrap()  # opens (creates) the database
+    engine = store._writer().unwrap()
+    with engine.begin() as conn:
+        # what a concurrent writer does on PostgreSQL: the BTC row appears between the check and the insert
+        conn.execute(
+            text(
+                "CREATE TRIGGER race BEFORE INSERT ON memory_facts WHEN NEW.subject = 'BTC' "
+                "BEGIN SELECT RAISE(ABORT, 'UNIQUE constraint failed: memory_facts.subject'); END"
+            )
+        )
+    added = store.add_facts("alice", extract_facts("I own 200 shares of AAPL, 1.5 BTC and 10 ETH")).unwrap()
+    assert [f.subject for f in added.stored] == ["AAPL", "ETH"]
+    assert any("BTC" in w and "kept that one" in w for w in added.warnings), added.warnings
+    assert [f.subject for f in store.facts("alice").unwrap()] == ["AAPL", "ETH"]

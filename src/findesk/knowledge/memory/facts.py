@@ -12,7 +12,9 @@ Rules:
 - Every part is parsed strictly: a subject is an ASCII ticker or symbol (``$`` allowed), a
   capitalised name of up to three words, or a lower-case theme of up to five words; a quantity is a
   plain decimal number ("200", "1,500", "0.5"). Anything else ("1e9", look-alike Unicode, quotes, SQL)
-  is no fact, never a cleaned-up guess (``data.symbols``: Unicode is not folded into tickers).
+  is no fact, never a cleaned-up guess (``data.symbols``: Unicode is not folded into tickers). A
+  theme that is or opens with a pronoun, determiner or question word ("it", "this", "how rates …")
+  names nothing and is no fact.
 - ``vet`` applies the same checks to a fact from anywhere (a model's proposal included) before the
   store keeps it.
 """
@@ -64,6 +66,11 @@ _HOLDING = re.compile(
 _TICKER = re.compile(_SYMBOL)
 _NAME = re.compile(r"[A-Z][a-z]+(?: [A-Z][a-z]+){0,2}")
 _THEME = re.compile(r"[a-z][a-z0-9&/-]*(?: [a-z0-9&/-]+){0,4}")
+# a theme never opens with a pronoun, determiner or question word: "I am focused on it", "I follow this"
+# and "I am interested in how rates affect banks" name no theme a later question could use
+_NOT_THEME = re.compile(
+    r"(?:it|its|they|them|their|this|that|these|those|how|what|why|which|when|where|who|whether)\b"
+)
 _DETAIL = re.compile(r"[0-9][0-9,.]* ?[a-z]*|[a-z ]*")
 _SENTENCES = re.compile(r"(?<!\d)[.!?;\n]+|[.!?;\n]+(?!\d)")
 _ASKING = re.compile(
@@ -146,6 +153,11 @@ def vet(fact: NewFact) -> Result[NewFact]:
         return Err(ErrorCode.REFUSED, f"not remembered ({fact.kind} {shown!r}): it reads as an instruction")
     if fact.kind == "theme":
         normal = subject.lower() if subject.isascii() else subject
+        if _NOT_THEME.match(normal):
+            return Err(
+                ErrorCode.INVALID_INPUT,
+                f"not remembered (theme {shown!r}): a theme names a topic, not a pronoun or a clause",
+            )
         ok = _THEME.fullmatch(normal) is not None
     elif _TICKER.fullmatch(subject.upper() if subject.isascii() else subject) and (
         subject.isupper() or subject.startswith("$")

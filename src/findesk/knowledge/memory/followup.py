@@ -6,7 +6,8 @@ Rules:
 - A question is a follow-up only when there is an earlier turn and it shows a cue: a leading "and",
   "also" or "&"; "same for …", "what about …", "how about …"; "compare it/them/that with …"; a
   pronoun ("it", "its", "they", "them", "their", a closing "that") in a question that names no
-  subject of its own. Anything else is answered as asked.
+  subject of its own (as ``found`` says when given; without it, a guess from capitalised words).
+  Anything else is answered as asked.
 - It resolves against the latest turn (whose question and subjects are already resolved, so chains of
   follow-ups carry on). Adding cues ("and …", "compare it with …", pronouns) keep the earlier subjects
   and add the new ones; replacing cues ("same for ETH", "what about AMD") put the new subjects in place
@@ -109,7 +110,7 @@ def resolve_followup(
     if not previous or not asked:
         return plain
     last = previous[-1]
-    cue, rest = _cue(asked, own)
+    cue, rest = _cue(asked, found)
     if cue is None:
         return plain
     earlier = last.resolved or last.question
@@ -153,7 +154,7 @@ def merge_subjects(base: Mapping[str, Any], extra: Mapping[str, Any], *, replace
     return merged
 
 
-def _cue(asked: str, found: Mapping[str, Any]) -> tuple[Cue | None, str]:
+def _cue(asked: str, found: Mapping[str, Any] | None) -> tuple[Cue | None, str]:
     """The follow-up cue of ``asked`` and the part naming the new subject (for replacing cues)."""
     text = asked.strip().rstrip("?.! ")
     for pattern, cue in ((_SAME_FOR, "same_for"), (_WHAT_ABOUT, "what_about")):
@@ -175,9 +176,13 @@ def _cue(asked: str, found: Mapping[str, Any]) -> tuple[Cue | None, str]:
     return None, ""
 
 
-def _names_own_subject(asked: str, found: Mapping[str, Any]) -> bool:
-    if any(isinstance(v, list) and v for k, v in found.items() if k not in _NOT_REPLACED):
-        return True
+def _names_own_subject(asked: str, found: Mapping[str, Any] | None) -> bool:
+    """Whether ``asked`` names a subject of its own. The router's ``found`` decides when given: capitalised
+    words such as "YTD", "Q2", "FY24" or "NASDAQ" are not subjects, so guessing from them would make
+    "How did it do in Q2?" stand alone; the guess from capitalised words is only for a caller without
+    ``found``."""
+    if found is not None:
+        return any(isinstance(v, list) and v for k, v in found.items() if k not in _NOT_REPLACED)
     return bool(_mentions(asked))
 
 

@@ -250,13 +250,20 @@ class MemoryStore:
                     stored = Fact(
                         **fact.model_dump(), id=secrets.token_hex(_FACT_ID_BYTES), created_at=created
                     )
-                    conn.execute(insert(table).values(user_id=user_id, **stored.model_dump()))
+                    try:
+                        # a savepoint per new fact: when another writer stored the same subject at once
+                        # (PostgreSQL; SQLite serialises writers), its fact stands and only this one
+                        # is undone, never the question's other facts
+                        with conn.begin_nested():
+                            conn.execute(insert(table).values(user_id=user_id, **stored.model_dump()))
+                    except IntegrityError:
+                        added.warnings.append(
+                            f"not remembered again ({fact.kind} {fact.subject}): it was stored "
+                            "concurrently; kept that one"
+                        )
+                        continue
                     held += 1
                     added.stored.append(stored)
-        except IntegrityError:
-            # two writers stored the same subject at once (PostgreSQL; SQLite serialises writers):
-            # the other one's fact stands
-            return Ok(FactsAdded(warnings=[*added.warnings, "a fact was stored concurrently; kept that one"]))
         except SQLAlchemyError as exc:
             return database_error(exc, "store facts", self.location)
         return Ok(added)
