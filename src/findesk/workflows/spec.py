@@ -38,6 +38,8 @@ from findesk.workflows.records import AgentRecord, ToolCallRecord
 if TYPE_CHECKING:
     from langgraph.graph import StateGraph
 
+    from findesk.core.access.keys import ApiKey
+
 InT = TypeVar("InT", bound=BaseModel)
 RepT = TypeVar("RepT", bound=BaseModel)
 
@@ -137,6 +139,12 @@ class RunCaller:
 
     user: str  # "local", or "key:<id>" for an API key
     tier: str | None = None  # the key's tier; None for the local user
+
+    @classmethod
+    def of_key(cls, key: ApiKey | None) -> RunCaller:
+        """The caller an API key is (its user, whose memory the key reads and writes, is ``key:<id>``
+        wherever a key is turned into a user); no key is the local caller."""
+        return LOCAL_CALLER if key is None else cls(user=f"key:{key.id}", tier=key.tier)
 
 
 LOCAL_CALLER = RunCaller(user="local")

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import pytest
 from api_kit import MakeApi
 from fastapi.testclient import TestClient
+from pydantic import ValidationError
 
 from findesk.core.config import ApiTier
-from findesk.core.result import Err
+from findesk.core.result import Err, Ok
+from findesk.interfaces.api.schemas import QueryRequest
 from findesk.knowledge.memory import MemoryStore, extract_facts
+from findesk.knowledge.memory.models import check_session
 
 TIERS = {"big": ApiTier(rpm=1000, daily_cost_usd=100.0)}
 
@@ -79,3 +83,16 @@ def test_memory_routes_are_in_the_openapi_document(make_api: MakeApi) -> None:
     paths = make_api().get("/openapi.json").json()["paths"]
     assert set(paths["/v1/memory/facts"]) == {"get", "delete"}
     assert set(paths["/v1/memory/facts/{fact_id}"]) == {"delete"}
+
+
+def test_a_session_id_the_store_would_refuse_is_refused_at_input(make_api: MakeApi) -> None:
+    # one rule (``SESSION_PATTERN``): an id the request accepts, the store accepts, and the reverse
+    for good in ("s1", "my.session-2", "A" * 64):
+        assert QueryRequest(question="q", session=good).session == good
+        assert isinstance(check_session(good), Ok), good
+    for bad in ("_a", ".x", "-", "a:b", "a@b", "A" * 65, "a b", ""):
+        with pytest.raises(ValidationError):
+            QueryRequest(question="q", session=bad)
+    client = make_api()
+    response = client.post("/v1/query", json={"question": "NVDA revenue", "session": "_a"})
+    assert response.status_code == 400 and response.json()["error"]["code"] == "invalid_input"

@@ -2,9 +2,9 @@
 caller; ``DELETE /v1/memory/facts/{fact_id}`` and ``DELETE /v1/memory/facts`` forget it.
 
 Rules:
-- the user is the caller, never a request field: an API key's memory is ``key:<id>`` (the user its
-  research runs are bound to, ``run_stream``), the local caller's is ``local``. Another key's fact is
-  a 404 exactly like a fact that does not exist, and is never listed or deleted.
+- the user is the caller, never a request field: ``RunCaller.of_key``, the user an API key's research
+  runs are bound to (``run_stream``): ``key:<id>``, or ``local`` for the local caller. Another key's
+  fact is a 404 exactly like a fact that does not exist, and is never listed or deleted.
 - a fact id that cannot be one (not 1 to 32 ASCII letters or digits) is that same 404, never looked up.
 - reads count against the key's requests per minute, never its cost cap; so do deletions.
 - the store is opened per request (in a thread) and closed after it: memory keeps no state in the
@@ -27,7 +27,7 @@ from findesk.interfaces.api.schemas import ERRORS
 from findesk.interfaces.api.services import ApiServices
 from findesk.knowledge.memory.models import Fact
 from findesk.knowledge.memory.store import MemoryStore
-from findesk.workflows.spec import LOCAL_CALLER
+from findesk.workflows.spec import RunCaller
 
 router = APIRouter(tags=["memory"])
 T = TypeVar("T")
@@ -50,7 +50,7 @@ class Forgotten(BaseModel):
 async def _caller_memory(request: Request, use: Callable[[MemoryStore, str], Result[T]], *, write: bool) -> T:
     services: ApiServices = request.app.state.services
     caller = await authorize(request, services, costly=False)
-    user = f"key:{caller.key.id}" if caller.key is not None else LOCAL_CALLER.user
+    user = RunCaller.of_key(caller.key).user
 
     def run() -> Result[T]:
         store = MemoryStore.from_settings(services.settings, read_only=not write)

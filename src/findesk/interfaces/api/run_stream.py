@@ -55,7 +55,7 @@ from findesk.interfaces.api.services import ApiServices
 from findesk.workflows import registry
 from findesk.workflows.pool import WorkflowJob, WorkflowPool
 from findesk.workflows.runner import RunStart, opening_event, run_workflow
-from findesk.workflows.spec import LOCAL_CALLER, RunCaller
+from findesk.workflows.spec import RunCaller
 
 _END = None  # queued after the run's last event
 PING_S = 15
@@ -153,8 +153,7 @@ async def stream_run(
         services.metrics.rejected.labels(parsed.code.value).inc()
         raise ApiError.of(parsed)
     # per-user state (memory) belongs to the key: whatever the body said, the run is bound to its caller
-    run_caller = RunCaller(user=f"key:{key.id}", tier=key.tier) if key is not None else LOCAL_CALLER
-    parsed = spec.bind(parsed.value, run_caller)
+    parsed = spec.bind(parsed.value, RunCaller.of_key(key))
     if isinstance(parsed, Err):
         services.metrics.rejected.labels(parsed.code.value).inc()
         raise ApiError.of(parsed)

@@ -19,6 +19,7 @@ from pydantic_core import PydanticCustomError
 from findesk.core.dates import IsoDate
 from findesk.core.events.audit import RunSummary
 from findesk.guardrails.advice import MAX_INPUT_CHARS
+from findesk.knowledge.memory.models import SESSION_PATTERN
 
 MAX_INPUT_DEPTH = 16
 
@@ -55,7 +56,7 @@ class QueryRequest(BaseModel):
     )
     session: str | None = Field(
         None,
-        pattern=r"^[A-Za-z0-9_.\-]{1,64}$",
+        pattern=SESSION_PATTERN,
         description="session id: a follow-up resolves against this key's earlier questions in it",
     )
     disclaimer: bool = Field(True, description="append the disclaimer (false needs a team-tier key)")

@@ -9,7 +9,8 @@ Rules:
 - Every text kept is cleaned (``clean_text``: one line, no control or bidi characters) and capped, so a
   huge or hostile question cannot grow the database or break a terminal when it is listed.
 - A user and a session are opaque ids checked by ``check_user`` / ``check_session``; one user never sees
-  another's rows, whatever session id both use.
+  another's rows, whatever session id both use. ``SESSION_PATTERN`` is the one session-id rule: the
+  input models (``QueryRequest``, ``ResearchInput``) use it, so what they accept the store accepts.
 """
 
 from __future__ import annotations
@@ -38,7 +39,12 @@ MAX_DETAIL_CHARS = 120
 MAX_ID_CHARS = 64
 
 _DROPPED = frozenset({"Cc", "Cf", "Cs", "Co"})  # controls, format (zero-width, bidi), surrogates, private
-_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@-]{0,63}")
+# A session id is given by a caller (``ask --session``, a request body): every input model checks it with
+# ``SESSION_PATTERN`` so an id the store would refuse is refused before a run starts. A user id is made
+# by an interface ("local", "key:<id>"), hence its ":" and "@".
+SESSION_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"
+_SESSION_ID = re.compile(SESSION_PATTERN)
+_USER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@-]{0,63}")
 
 
 def clean_text(text: str, limit: int) -> str:
@@ -53,20 +59,20 @@ def clean_text(text: str, limit: int) -> str:
 
 
 def check_user(user: str) -> Result[str]:
-    return _check_id(user, "user")
+    return _check_id(user, "user", _USER_ID, ". _ : @ -")
 
 
 def check_session(session: str) -> Result[str]:
-    return _check_id(session, "session")
+    return _check_id(session, "session", _SESSION_ID, ". _ -")
 
 
-def _check_id(value: str, what: str) -> Result[str]:
+def _check_id(value: str, what: str, pattern: re.Pattern[str], signs: str) -> Result[str]:
     text = value.strip()
-    if not _ID.fullmatch(text):
+    if not pattern.fullmatch(text):
         shown = clip(one_line(text), 40)
         return Err(
             ErrorCode.INVALID_INPUT,
-            f"{what} id {shown!r} is not valid: 1 to {MAX_ID_CHARS} ASCII letters, digits or . _ : @ -, "
+            f"{what} id {shown!r} is not valid: 1 to {MAX_ID_CHARS} ASCII letters, digits or {signs}, "
             "starting with a letter or digit",
         )
     return Ok(text)

@@ -20,6 +20,7 @@ from pydantic.json_schema import SkipJsonSchema
 from findesk.agents.roles.research.conflicts import Conflict
 from findesk.agents.roles.research.findings import Chart, Citation, SpecialistReport, Subjects
 from findesk.guardrails.output_guard import GuardReport
+from findesk.knowledge.memory.models import SESSION_PATTERN
 from findesk.workflows.records import AgentRecord, ToolCallRecord
 
 DISCLAIMER = (
@@ -35,7 +36,7 @@ class ResearchInput(BaseModel):
     question: str = Field(min_length=1, max_length=2000, description="The research question.")
     session: str | None = Field(
         None,
-        pattern=r"^[A-Za-z0-9_.\-]{1,64}$",
+        pattern=SESSION_PATTERN,
         description="Session id: a follow-up in the same session resolves against the earlier questions.",
     )
     disclaimer: bool = Field(
