@@ -102,5 +102,18 @@ def test_a_session_shows_its_turns_and_markup_in_them_stays_text() -> None:
 def test_templates_are_listed() -> None:
     listed = findesk("memory", "templates", "--format", "json")
     names = {t["name"] for t in json.loads(listed.stdout)["data"]}
-    assert {"full_equity_analysis", "crypto_deep_dive"} <= names
+    assert {"full_equity_analysis"} <= names
     assert "full analysis of" in findesk("memory", "templates").stdout
+
+
+def test_every_memory_command_takes_json_like_the_other_commands() -> None:
+    (aapl,) = remember("local", "I own 200 shares of AAPL")
+    listed = findesk("memory", "facts", "--json")
+    assert listed.exit_code == 0, listed.output
+    assert [f["id"] for f in json.loads(listed.stdout)["data"]] == [aapl]
+    assert json.loads(findesk("memory", "session", "s1", "--json").stdout)["data"] == []
+    assert json.loads(findesk("memory", "templates", "--json").stdout)["data"]
+    refused = json.loads(findesk("memory", "forget", "--json").stdout)
+    assert refused["error"]["code"] == "invalid_input"
+    forgot = json.loads(findesk("memory", "forget", aapl, "--json").stdout)["data"]
+    assert forgot["forgotten"] == 1 and forgot["fact"]["id"] == aapl

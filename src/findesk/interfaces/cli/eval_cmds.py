@@ -4,6 +4,8 @@ Rules:
 - Parses options, runs ``workflows.research.evaluate.run_cases`` and prints; no scoring logic here.
 - Exit code 0 when the overall pass rate reaches ``--min-pass`` (default 0.85), 1 otherwise, so CI can
   run it; a cases file that does not load is a one-line ``invalid_input`` naming the case and field.
+- ``--only`` names categories of ``golden.CATEGORIES``; an unknown one is ``invalid_input`` (exit 2)
+  naming the known ones, before anything runs.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from pathlib import Path
 
 import typer
 
-from findesk.core.result import Err
+from findesk.core.result import Err, ErrorCode
 from findesk.interfaces.cli import session as ses
 
 eval_app = typer.Typer(help="Evaluate the desks: the research desk's golden cases.", no_args_is_help=True)
@@ -32,12 +34,23 @@ def golden(
 ) -> None:
     """Run the golden cases through the research desk (deterministic, on the snapshot) and score them."""
     from findesk.workflows.research.evaluate import run_cases
-    from findesk.workflows.research.golden import CASES_FILE, load_cases, summarize
+    from findesk.workflows.research.golden import CASES_FILE, CATEGORIES, load_cases, summarize
 
+    wanted = {c.strip() for c in (only or "").split(",") if c.strip()}
+    unknown = sorted(wanted.difference(CATEGORIES))
+    if unknown:
+        # checked first: a typo would otherwise run no case and fail as "overall 0/0"
+        ses.fail(
+            Err(
+                ErrorCode.INVALID_INPUT,
+                f"unknown categor{'ies' if len(unknown) > 1 else 'y'} {', '.join(unknown)} in --only: "
+                f"the categories are {', '.join(CATEGORIES)}",
+            ),
+            as_json,
+        )
     settings = ses.load(as_json)
     loaded = ses.unwrap(load_cases(cases.expanduser() if cases else CASES_FILE), as_json)
-    if only:
-        wanted = {c.strip() for c in only.split(",") if c.strip()}
+    if wanted:
         loaded = [c for c in loaded if c.category in wanted]
     import asyncio
 
@@ -60,7 +73,7 @@ def golden(
             line = f"{mark}  {r.case.id:<28} {r.seconds:6.2f} s"
             if not r.result.passed:
                 line += "  " + "; ".join(r.result.failures)
-            ses.stdout.print(line, markup=False, highlight=False, soft_wrap=True)
+            ses.say(line)
         for line in summary.lines():
-            ses.stdout.print(line, markup=False, highlight=False)
+            ses.say(line)
     raise typer.Exit(0 if summary.overall.rate >= min_pass else 1)

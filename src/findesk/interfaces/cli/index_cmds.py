@@ -50,10 +50,6 @@ def _index_dir(settings: Settings, index: Path | None) -> Path:
     return index.expanduser() if index is not None else settings.resolved_index_dir()
 
 
-def _say(text: str) -> None:
-    ses.stdout.print(text, markup=False, highlight=False, soft_wrap=True)  # one line stays one line
-
-
 def _size(n: int) -> str:
     for unit, step in (("GB", 1 << 30), ("MB", 1 << 20), ("kB", 1 << 10)):
         if n >= step:
@@ -145,12 +141,12 @@ def _report(name: str, path: Path, report: BuildReport, stats: IndexStats, as_js
         ses.emit_json(None, {"corpus": name, "index": str(path), "build": report, "index_stats": stats})
         return
     removed = f", {report.removed} removed" if report.removed else ""
-    _say(
+    ses.say(
         f"Indexed {name} into {path} in {report.seconds:,.1f} s: {report.added} documents added, "
         f"{report.replaced} replaced, {report.unchanged} unchanged{removed}; "
         f"{report.chunks_embedded:,} chunks embedded."
     )
-    _say(
+    ses.say(
         f"The index holds {stats.documents:,} documents and {stats.chunks:,} chunks, "
         f"{_size(stats.bytes_on_disk)} on disk."
     )
@@ -168,7 +164,7 @@ def stats(index: Path | None = INDEX, as_json: bool = JSON) -> None:
     if as_json:
         ses.emit_json(None, {"index": str(path), "index_stats": numbers})
         return
-    _say(
+    ses.say(
         f"{path}: {numbers.documents:,} documents, {numbers.chunks:,} chunks, "
         f"{_size(numbers.bytes_on_disk)} on disk."
     )
@@ -296,14 +292,14 @@ def _render(result: Retrieval) -> None:
     from findesk.tools.summaries import clip
 
     applied = describe_filters(result.filters) or "none"
-    _say(f'{len(result.hits)} passages for "{clip(printable(result.query), 200)}"')
-    _say(f"Filters: {applied}")
+    ses.say(f'{len(result.hits)} passages for "{clip(printable(result.query), 200)}"')
+    ses.say(f"Filters: {applied}")
     for note in result.notes:
-        _say(f"Query: {printable(note)}")
+        ses.say(f"Query: {printable(note)}")
     if not result.hits:
-        _say("No passage matches; loosen the filters or check the index covers these documents.")
+        ses.say("No passage matches; loosen the filters or check the index covers these documents.")
     for n, hit in enumerate(result.hits, 1):
         c = cite(hit.chunk.meta)
-        _say(f"{n:>2}. {c.label} · {_scores(hit)}")
-        _say(f"    {c.url or hit.chunk.meta.doc_id}")
-        _say(f"    “{clip(printable(hit.chunk.text), SNIPPET_CHARS)}”")
+        ses.say(f"{n:>2}. {c.label} · {_scores(hit)}")
+        ses.say(f"    {c.url or hit.chunk.meta.doc_id}")
+        ses.say(f"    “{clip(printable(hit.chunk.text), SNIPPET_CHARS)}”")

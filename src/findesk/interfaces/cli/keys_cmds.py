@@ -10,8 +10,6 @@ Rules:
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import typer
 from rich.table import Table
 from rich.text import Text
@@ -41,23 +39,15 @@ def _open(settings: Settings, as_json: bool, *, write: bool) -> KeyStore | None:
     return opened.value
 
 
-def _when(moment: datetime | None) -> str:
-    return "—" if moment is None else moment.astimezone().strftime("%Y-%m-%d %H:%M")
-
-
 def _status(key: ApiKey) -> Text:
     if key.revoked_at is None:
         return Text("active", style="green")
-    return Text(f"revoked {_when(key.revoked_at)}", style="red")
+    return Text(f"revoked {ses.when(key.revoked_at)}", style="red")
 
 
 def _limits(settings: Settings, tier: str) -> str:
     limits = settings.api.tiers[tier]
     return f"{limits.rpm} requests/min, {usd(limits.daily_cost_usd)} of model cost per UTC day"
-
-
-def _say(text: str) -> None:
-    ses.stdout.print(text, markup=False, highlight=False)
 
 
 @keys_app.command("create")
@@ -79,10 +69,10 @@ def create(
     if as_json:
         ses.emit_json(None, {"key": key, "secret": secret})
         return
-    _say(f"created API key {key.id} ({key.name}), tier {key.tier}: {_limits(settings, key.tier)}")
-    _say(f"secret: {secret}")
-    _say("Store the secret now: it cannot be shown again (only its hash is kept).")
-    _say("Send it as `Authorization: Bearer <secret>`; revoke it with `findesk keys revoke ID`.")
+    ses.say(f"created API key {key.id} ({key.name}), tier {key.tier}: {_limits(settings, key.tier)}")
+    ses.say(f"secret: {secret}")
+    ses.say("Store the secret now: it cannot be shown again (only its hash is kept).")
+    ses.say("Send it as `Authorization: Bearer <secret>`; revoke it with `findesk keys revoke ID`.")
 
 
 @keys_app.command("list")
@@ -101,14 +91,19 @@ def list_keys(as_json: bool = JSON) -> None:
         return
     where = audit_location(settings.resolved_audit_url())
     if not keys:
-        _say(f"no API keys yet in {where}; create one with `findesk keys create NAME`")
+        ses.say(f"no API keys yet in {where}; create one with `findesk keys create NAME`")
         return
     table = Table(title=Text(f"API keys in {where}"))
     for column in ("id", "name", "tier", "created", "last used", "status"):
         table.add_column(column)
     for key in keys:
         table.add_row(
-            key.id, Text(key.name), key.tier, _when(key.created_at), _when(key.last_used_at), _status(key)
+            key.id,
+            Text(key.name),
+            key.tier,
+            ses.when(key.created_at),
+            ses.when(key.last_used_at),
+            _status(key),
         )
     ses.stdout.print(table)
 
@@ -134,6 +129,6 @@ def revoke(
     if as_json:
         ses.emit_json(None, key)
     elif not before.active:
-        _say(f"API key {key.id} ({key.name}) was already revoked on {_when(key.revoked_at)}")
+        ses.say(f"API key {key.id} ({key.name}) was already revoked on {ses.when(key.revoked_at)}")
     else:
-        _say(f"revoked API key {key.id} ({key.name}): requests with it are refused from now on")
+        ses.say(f"revoked API key {key.id} ({key.name}): requests with it are refused from now on")

@@ -8,11 +8,10 @@ Rules:
 - ``forget`` takes one fact id, or ``--all``, never both; an unknown id (or another user's) is
   ``not_found`` (exit 4), and nothing is written.
 - text from memory (questions, facts) is printed as text, never as markup.
+- ``--json`` prints one JSON document, as every other command; ``--format json`` is the same.
 """
 
 from __future__ import annotations
-
-from datetime import datetime
 
 import typer
 from rich.table import Table
@@ -30,25 +29,18 @@ memory_app = typer.Typer(
 )
 
 USER = typer.Option(LOCAL_CALLER.user, "--user", "-u", help="Whose memory (an API key's is key:<id>).")
-FORMAT = typer.Option("terminal", "--format", "-f", help="terminal | json")
+FORMAT = typer.Option("terminal", "--format", "-f", help="terminal | json (--json is the same as json)")
+JSON = typer.Option(False, "--json", help="Print one JSON document instead of text.")
 
 
-def _json(fmt: str) -> bool:
+def _json(fmt: str, as_json: bool) -> bool:
     if fmt not in ("terminal", "json"):
-        ses.fail(Err(ErrorCode.INVALID_INPUT, f"unknown format {fmt!r}: use terminal or json"))
-    return fmt == "json"
+        ses.fail(Err(ErrorCode.INVALID_INPUT, f"unknown format {fmt!r}: use terminal or json"), as_json)
+    return as_json or fmt == "json"
 
 
 def _store(as_json: bool, *, write: bool) -> MemoryStore:
     return MemoryStore.from_settings(ses.load(as_json), read_only=not write)
-
-
-def _say(text: str) -> None:
-    ses.stdout.print(text, markup=False, highlight=False)
-
-
-def _when(moment: datetime | None) -> str:
-    return "—" if moment is None else moment.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
 def _what(fact: Fact) -> str:
@@ -56,9 +48,9 @@ def _what(fact: Fact) -> str:
 
 
 @memory_app.command("facts")
-def facts(user: str = USER, fmt: str = FORMAT) -> None:
+def facts(user: str = USER, fmt: str = FORMAT, json_flag: bool = JSON) -> None:
     """The facts remembered about you: holdings, assets and themes you follow, each with its id."""
-    as_json = _json(fmt)
+    as_json = _json(fmt, json_flag)
     store = _store(as_json, write=False)
     try:
         found = ses.unwrap(store.facts(user), as_json)
@@ -68,7 +60,7 @@ def facts(user: str = USER, fmt: str = FORMAT) -> None:
         ses.emit_json(None, found)
         return
     if not found:
-        _say(f"nothing remembered about {user}")
+        ses.say(f"nothing remembered about {user}")
         return
     table = Table(title=Text(f"Facts remembered about {user}"))
     for column in ("id", "kind", "subject", "detail", "from the question", "when"):
@@ -80,10 +72,10 @@ def facts(user: str = USER, fmt: str = FORMAT) -> None:
             Text(fact.subject),
             Text(fact.detail),
             Text(fact.source),
-            _when(fact.created_at),
+            ses.when(fact.created_at),
         )
     ses.stdout.print(table)
-    _say("Delete one with `findesk memory forget ID`, all with `findesk memory forget --all`.")
+    ses.say("Delete one with `findesk memory forget ID`, all with `findesk memory forget --all`.")
 
 
 @memory_app.command("forget")
@@ -92,9 +84,10 @@ def forget(
     every: bool = typer.Option(False, "--all", help="Forget every fact about the user."),
     user: str = USER,
     fmt: str = FORMAT,
+    json_flag: bool = JSON,
 ) -> None:
     """Forget one fact (by id) or all of them (--all)."""
-    as_json = _json(fmt)
+    as_json = _json(fmt, json_flag)
     if (fact_id is None) == (not every):
         ses.fail(Err(ErrorCode.INVALID_INPUT, "give one FACT_ID or --all (not both)"), as_json)
     reader = _store(as_json, write=False)
@@ -111,7 +104,7 @@ def forget(
         if as_json:
             ses.emit_json(None, {"forgotten": 0})
         else:
-            _say(f"nothing remembered about {user}")
+            ses.say(f"nothing remembered about {user}")
         return
     store = _store(as_json, write=True)
     try:
@@ -120,7 +113,7 @@ def forget(
             if as_json:
                 ses.emit_json(None, {"forgotten": 1, "fact": gone})
             else:
-                _say(f"forgot {gone.id}: {_what(gone)}")
+                ses.say(f"forgot {gone.id}: {_what(gone)}")
             return
         count = ses.unwrap(store.forget_all(user), as_json)
     finally:
@@ -128,7 +121,7 @@ def forget(
     if as_json:
         ses.emit_json(None, {"forgotten": count})
     else:
-        _say(f"forgot {count} fact{'s' if count != 1 else ''} about {user}")
+        ses.say(f"forgot {count} fact{'s' if count != 1 else ''} about {user}")
 
 
 @memory_app.command("session")
@@ -137,9 +130,10 @@ def session(
     limit: int = typer.Option(10, "--limit", "-n", min=1, max=50, help="The newest N turns."),
     user: str = USER,
     fmt: str = FORMAT,
+    json_flag: bool = JSON,
 ) -> None:
     """A session's turns, oldest first: the question, how it was resolved, the answer's first line."""
-    as_json = _json(fmt)
+    as_json = _json(fmt, json_flag)
     store = _store(as_json, write=False)
     try:
         turns = ses.unwrap(store.session_turns(user, session_id, limit), as_json)
@@ -149,22 +143,22 @@ def session(
         ses.emit_json(None, turns)
         return
     if not turns:
-        _say(f"no turns in session {session_id!r} of {user}")
+        ses.say(f"no turns in session {session_id!r} of {user}")
         return
     for number, turn in enumerate(turns, 1):
-        _say(f"{number}. [{_when(turn.at)}] {turn.question}")
+        ses.say(f"{number}. [{ses.when(turn.at)}] {turn.question}")
         if turn.resolved != turn.question:
-            _say(f"   resolved: {turn.resolved}")
+            ses.say(f"   resolved: {turn.resolved}")
         if turn.answer_line:
-            _say(f"   answer: {turn.answer_line}")
+            ses.say(f"   answer: {turn.answer_line}")
 
 
 @memory_app.command("templates")
-def templates(fmt: str = FORMAT) -> None:
+def templates(fmt: str = FORMAT, json_flag: bool = JSON) -> None:
     """The procedural templates a specialist can run instead of planning, and their trigger phrases."""
     from findesk.knowledge.memory.templates import default_templates
 
-    as_json = _json(fmt)
+    as_json = _json(fmt, json_flag)
     shipped = ses.unwrap(default_templates(), as_json)
     found = list(shipped.by_name.values())
     if as_json:

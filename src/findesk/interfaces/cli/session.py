@@ -24,6 +24,8 @@ from rich.console import Console
 from findesk.core.result import Err, ErrorCode, Ok, Result
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from findesk.core.config import Settings
     from findesk.data.context import DataContext
     from findesk.data.router import DataRouter
@@ -127,6 +129,17 @@ def _plain(data: Any) -> Any:
     if isinstance(data, dict):
         return {k: _plain(v) for k, v in data.items()}
     return data
+
+
+def say(text: str) -> None:
+    """``text`` on stdout as plain text: never read as markup (it may come from a document, a question
+    or memory) and one line stays one line."""
+    stdout.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+def when(moment: datetime | None) -> str:
+    """A moment in the local time zone to the minute, or "—" when there is none."""
+    return "—" if moment is None else moment.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
 def header(session: Session) -> None:
