@@ -3,12 +3,14 @@ their trigger phrases; a broken file is refused naming the file and the field.""
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 import pytest
 
+from findesk.agents.roles.research import equity
 from findesk.agents.roles.research.equity import FULL_TEMPLATE
-from findesk.agents.roles.research.findings import SPECIALISTS
+from findesk.agents.roles.research.findings import SPECIALISTS, SpecialistInput, Subjects
 from findesk.core.result import Err, ErrorCode
 from findesk.knowledge.memory.templates import TEMPLATES_DIR, default_templates, load_templates, match
 from findesk.tools.catalog import default_registry
@@ -27,12 +29,28 @@ def test_the_shipped_templates_load_and_use_real_tools_and_specialists() -> None
         assert {step.tool for step in template.steps} <= tools, template.name
 
 
+def test_the_steps_shown_are_the_calls_the_specialists_playbook_makes() -> None:
+    # only the name reaches the desk: what ``findesk memory templates`` shows must be what runs
+    templates = default_templates().unwrap()
+    assert set(templates.by_name) == {FULL_TEMPLATE}  # no template a desk ignores is shipped
+    full = templates.get(FULL_TEMPLATE)
+    assert full is not None
+    one = SpecialistInput(
+        question="full analysis of NVDA",
+        as_of=date(2025, 8, 29),
+        subjects=Subjects(tickers=["NVDA"]),
+        template=FULL_TEMPLATE,
+    )
+    calls = [call for stage in equity.ROLE.policy.stages for call in stage(one, {})]
+    assert [step.tool for step in full.steps] == [call.tool for call in calls]
+
+
 @pytest.mark.parametrize(
     ("question", "name"),
     [
         ("Give me a full analysis of NVDA", FULL_TEMPLATE),
         ("DEEP DIVE ON amd, please", FULL_TEMPLATE),
-        ("token deep dive on ETH", "crypto_deep_dive"),  # the longer trigger wins
+        ("a full equity analysis of AMD", FULL_TEMPLATE),  # two triggers, one template
         ("What was NVDA's revenue?", None),
         ("a deep diver on AMD", None),  # whole words only
         ("", None),

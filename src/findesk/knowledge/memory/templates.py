@@ -1,8 +1,12 @@
-"""Procedural templates: a named recipe (which specialist, which tool steps, what the report must
-contain) that a specialist runs instead of planning, chosen by the trigger phrases a question uses
-("full analysis of", "deep dive on").
+"""Procedural templates: a named playbook variant of a specialist, chosen by the trigger phrases a
+question uses ("full analysis of", "deep dive on"), with the tool calls that variant makes and what
+its report covers, for people to read (``findesk memory templates``).
 
 Rules:
+- At run time only a template's NAME reaches the specialist (``SpecialistInput.template``); the
+  specialist's playbook decides the calls (``equity.full`` for ``full_equity_analysis``). So
+  ``steps`` lists exactly the calls that playbook makes, in its order (a test holds them equal), and
+  a template no specialist acts on is not shipped.
 - Templates are YAML files in ``templates/`` (package data), one template per file, the file named
   after the template. Each is read with ``yaml.safe_load`` and validated by ``ProceduralTemplate``;
   unknown fields are refused (a typo is never ignored).
@@ -20,7 +24,7 @@ from __future__ import annotations
 import functools
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -39,21 +43,18 @@ class TemplateStep(BaseModel):
 
     tool: str = Field(pattern=r"^[a-z][a-z0-9_]{0,63}$")  # a tool of the catalog
     purpose: str = Field(min_length=1, max_length=200)
-    args: dict[str, Any] = Field(default_factory=dict)  # fixed arguments; the subjects fill the rest
 
 
 class ReportSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    must_include: list[str] = Field(min_length=1, max_length=20)  # sections the report must have
-    max_words: int | None = Field(default=None, ge=50, le=2000)
+    must_include: list[str] = Field(min_length=1, max_length=20)  # what the report covers
 
 
 class ProceduralTemplate(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(pattern=_NAME)
-    title: str = Field(min_length=1, max_length=120)
     specialist: Literal["equity", "macro", "crypto", "compliance"]  # findings.SPECIALISTS
     triggers: list[str] = Field(min_length=1, max_length=20)
     steps: list[TemplateStep] = Field(min_length=1, max_length=30)
@@ -132,7 +133,7 @@ def load_template(path: Path) -> Result[ProceduralTemplate]:
         return Err(ErrorCode.INVALID_INPUT, f"{path.name}: not valid YAML: {clean_text(str(exc), 300)}")
     if not isinstance(raw, dict):
         return Err(
-            ErrorCode.INVALID_INPUT, f"{path.name}: a template is a mapping of fields (name, title, …)"
+            ErrorCode.INVALID_INPUT, f"{path.name}: a template is a mapping of fields (name, triggers, …)"
         )
     try:
         template = ProceduralTemplate.model_validate(raw)

@@ -69,7 +69,7 @@ class SpecialistInput(BaseModel):
     question: str = Field(min_length=1, max_length=2000)
     as_of: date
     subjects: Subjects = Field(default_factory=Subjects)
-    template: str | None = None  # a procedural template to run instead of planning (memory)
+    template: str | None = None  # a procedural template from memory: the desk runs its variant
 
 
 class SpecialistReport(BaseModel):
