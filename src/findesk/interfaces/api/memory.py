@@ -7,8 +7,8 @@ Rules:
   fact is a 404 exactly like a fact that does not exist, and is never listed or deleted.
 - a fact id that cannot be one (not 1 to 32 ASCII letters or digits) is that same 404, never looked up.
 - reads count against the key's requests per minute, never its cost cap; so do deletions.
-- the store is opened per request (in a thread) and closed after it: memory keeps no state in the
-  server process, so several server processes agree.
+- one store per server (``ApiServices.memory``, opened with the key store, used from a thread): every
+  read and write goes to the state database, so several server processes agree.
 """
 
 from __future__ import annotations
@@ -47,19 +47,13 @@ class Forgotten(BaseModel):
     fact: Fact | None = None
 
 
-async def _caller_memory(request: Request, use: Callable[[MemoryStore, str], Result[T]], *, write: bool) -> T:
+async def _caller_memory(request: Request, use: Callable[[MemoryStore, str], Result[T]]) -> T:
     services: ApiServices = request.app.state.services
     caller = await authorize(request, services, costly=False)
     user = RunCaller.of_key(caller.key).user
 
-    def run() -> Result[T]:
-        store = MemoryStore.from_settings(services.settings, read_only=not write)
-        try:
-            return use(store, user)
-        finally:
-            store.close()
-
-    done = await asyncio.to_thread(run)
+    assert services.memory is not None  # opened with the services
+    done = await asyncio.to_thread(use, services.memory, user)
     if isinstance(done, Err):
         raise ApiError.of(done)
     return done.value
@@ -72,7 +66,7 @@ async def _caller_memory(request: Request, use: Callable[[MemoryStore, str], Res
     summary="What the research desk remembers about the caller (holdings, assets and themes followed)",
 )
 async def list_facts(request: Request) -> FactsView:
-    facts = await _caller_memory(request, lambda store, user: store.facts(user), write=False)
+    facts = await _caller_memory(request, lambda store, user: store.facts(user))
     return FactsView(facts=facts)
 
 
@@ -86,7 +80,7 @@ async def forget_fact(request: Request, fact_id: str = FactId) -> Forgotten:
     def forget(store: MemoryStore, user: str) -> Result[Fact]:
         return store.forget(user, fact_id)
 
-    fact = await _caller_memory(request, forget, write=True)
+    fact = await _caller_memory(request, forget)
     return Forgotten(forgotten=1, fact=fact)
 
 
@@ -97,5 +91,5 @@ async def forget_fact(request: Request, fact_id: str = FactId) -> Forgotten:
     summary="Forget every fact about the caller",
 )
 async def forget_all(request: Request) -> Forgotten:
-    count = await _caller_memory(request, lambda store, user: store.forget_all(user), write=True)
+    count = await _caller_memory(request, lambda store, user: store.forget_all(user))
     return Forgotten(forgotten=count)

@@ -25,6 +25,7 @@ from findesk.core.result import Err, Ok, Result
 from findesk.data.context import DataContext, resolve_context
 from findesk.interfaces.api.metrics import Metrics
 from findesk.interfaces.api.run_tasks import RunTasks
+from findesk.knowledge.memory.store import MemoryStore
 from findesk.tools.base import ToolContext, ToolRegistry
 from findesk.tools.catalog import close_tool_context, open_tool_context
 from findesk.workflows.pool import WorkflowPool
@@ -62,6 +63,7 @@ class ApiServices:
     workers: int = 0  # worker processes for runs; 0: runs go through run_workflow in this process
     pool: WorkflowPool | None = None
     run_tasks: RunTasks = field(default_factory=RunTasks)  # runs under way, settled at shutdown
+    memory: MemoryStore | None = None  # the research desk's memory (set by ``open``), kept like the key store
     _contexts: dict[date | None, DataContext] = field(default_factory=dict)
     _tools: dict[str, ToolContext] = field(default_factory=dict)
     _borrowed: set[str] = field(default_factory=set)  # contexts the caller opened and will close
@@ -96,6 +98,7 @@ class ApiServices:
         services = cls(
             settings, audit.value, keys.value, require_keys, registry=registry, models=models, workers=count
         )
+        services.memory = MemoryStore.from_settings(settings)  # connects on first use
         if tools is not None:
             services._tools[tools.context.mode] = tools
             services._borrowed.add(tools.context.mode)
@@ -144,3 +147,5 @@ class ApiServices:
         self._tools.clear()
         await asyncio.to_thread(self.audit.close)
         self.keys.close()
+        if self.memory is not None:
+            self.memory.close()
