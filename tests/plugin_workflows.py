@@ -33,7 +33,7 @@ import os
 import signal
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypedDict, TypeVar
@@ -553,3 +553,8 @@ HOSTILE_LINKS = spec(
     ),
     sections=(("raw", "Raw"),),
 )
+
+
+# --- ALIASED: the harness workflow under another name, with a further CLI command name ------------------
+
+ALIASED = replace(HARNESS, name="aliased", aliases=("aliased-too",))

@@ -83,6 +83,17 @@ def test_a_plugin_cannot_shadow_a_built_in_workflow(monkeypatch: pytest.MonkeyPa
     assert isinstance(loaded, Err) and "cannot be loaded" in loaded.reason
 
 
+def test_aliases_come_from_the_spec_for_built_ins_and_plug_ins(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FINDESK_WORKFLOWS", target("ALIASED"))
+    found = registry.entries()
+    assert not isinstance(found, Err), found
+    assert found.value["aliased"].aliases == ("aliased-too",)  # a plug-in's, read from its spec
+    for name in ("brief", "research"):  # a built-in's, known without importing it, equal its spec's
+        spec = registry.load(name)
+        assert not isinstance(spec, Err), spec
+        assert found.value[name].aliases == tuple(spec.value.aliases)
+
+
 def test_a_run_killed_mid_graph_resumes_from_its_checkpoint_with_the_same_result(snapshot_dir: Path) -> None:
     clean = findesk("test", "NVDA", "--format", "json", "-q")
     assert clean.returncode == 0, clean.stderr

@@ -32,7 +32,9 @@ class Entry:
     target: str  # "module:attr" of a WorkflowSpec
     summary: str  # one line for help texts, known without importing the workflow
     kind: str = "workflow"  # "workflow" | "agent" | "plugin"
-    aliases: tuple[str, ...] = ()  # further CLI command names for the same workflow
+    # further CLI command names, known without importing the workflow: a built-in's must equal its
+    # spec's ``aliases`` (a test holds them together); a plug-in's are read from its spec
+    aliases: tuple[str, ...] = ()
 
 
 BUILTIN: tuple[Entry, ...] = (
@@ -62,7 +64,8 @@ def entries() -> Result[dict[str, Entry]]:
         name = spec.value.name
         if name in found or name.startswith(AGENT_PREFIX):
             return Err(ErrorCode.INVALID_INPUT, f"{PLUGINS_ENV}: {target} reuses the workflow name {name!r}")
-        found[name] = Entry(name, target, spec.value.description.split("\n", 1)[0], "plugin")
+        summary = spec.value.description.split("\n", 1)[0]
+        found[name] = Entry(name, target, summary, "plugin", aliases=tuple(spec.value.aliases))
     return Ok(found)
 
 
