@@ -152,7 +152,7 @@ async def run_workflow(
                 tracer.emit(Error(code=refused.code.value, message=refused.reason))
                 return refused
         runtime = settings_runtime(settings, opened.value, models=models, registry=registry)
-        scope = RunScope(tracer.run_id, opening, workflow, memory, context)
+        scope = RunScope(tracer.run_id, opening, workflow, memory, context, sections=tuple(spec.sections))
         handler = spec.stream(scope, inputs) if spec.stream is not None else None
         kit = RunKit(
             runtime=runtime,

@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field
 
 from findesk.agents.runtime import AgentRuntime
 from findesk.agents.runtime.outcome import RequestedMode
+from findesk.core.events.model import SectionReady
 from findesk.core.events.trace import MemorySink, Tracer
 from findesk.core.result import Err, Ok, Result
 from findesk.data.context import DataContext
@@ -98,8 +99,19 @@ class RunScope:
     tracer: Tracer  # the workflow's scope: its events nest under the opening event
     memory: MemorySink  # every event of the run so far
     context: DataContext
+    sections: tuple[tuple[str, str], ...] = ()  # the spec's streamed sections (name, title), in order
     numbers: NumberCollector = field(default_factory=NumberCollector)
     _records: tuple[int, list[AgentRecord], list[ToolCallRecord], int] | None = None
+
+    def section(self, name: str, html: str, message: str | None = None) -> None:
+        """Emit the spec's section ``name`` (its title and 1-based position from ``sections``)."""
+        names = [n for n, _title in self.sections]
+        index = names.index(name)
+        self.tracer.emit(
+            SectionReady(
+                name=name, title=self.sections[index][1], index=index + 1, html=html, message=message
+            )
+        )
 
     def pool(self, *extra: object) -> NumberPool:
         """The numbers of every tool result so far, plus ``extra`` (each tool result walked once)."""

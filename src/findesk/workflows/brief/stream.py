@@ -15,12 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from findesk.agents.roles.brief.reports import OfficialReport, SocialReport
-from findesk.core.events.model import SectionReady
 from findesk.guardrails.number_trace import NumberPool
 from findesk.workflows.brief.assemble import OfficialPart, SocialPart, official_part, social_part
 from findesk.workflows.brief.models import (
-    SECTION_NAMES,
-    SECTION_TITLES,
     AuditSection,
     Briefing,
     BusinessSection,
@@ -102,14 +99,4 @@ class SectionStream:
         )
 
     def _emit(self, b: Briefing, name: SectionName) -> None:
-        index = SECTION_NAMES.index(name)
-        section = getattr(b, name)
-        self._tracer.emit(
-            SectionReady(
-                name=name,
-                title=SECTION_TITLES[index],
-                index=index + 1,
-                html=section_html(b, name),
-                message=section.message,
-            )
-        )
+        self._scope.section(name, section_html(b, name), getattr(b, name).message)

@@ -22,7 +22,6 @@ from typing import Any
 from findesk.agents.roles.research import synthesize
 from findesk.agents.roles.research.findings import Chart, SpecialistReport
 from findesk.agents.roles.research.synthesize import number_citations
-from findesk.core.events.model import SectionReady
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.context import DataContext
 from findesk.guardrails.advice import check_request
@@ -44,8 +43,6 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("crypto", TITLES["crypto"]),
     ("compliance", TITLES["compliance"]),
 )
-_INDEX = {name: i + 1 for i, (name, _title) in enumerate(SECTIONS)}
-_TITLE = dict(SECTIONS)
 
 
 def _check(inputs: ResearchInput) -> Result[ResearchInput]:
@@ -94,7 +91,6 @@ class ResearchStream:
 
     def __init__(self, scope: RunScope) -> None:
         self._scope = scope
-        self._tracer = scope.tracer
 
     def update(self, chunk: Any) -> None:
         name, value, *rest = chunk
@@ -110,9 +106,7 @@ class ResearchStream:
         self._emit("answer", answer_html(report))
 
     def _emit(self, name: str, html: str, message: str | None = None) -> None:
-        self._tracer.emit(
-            SectionReady(name=name, title=_TITLE[name], index=_INDEX[name], html=html, message=message)
-        )
+        self._scope.section(name, html, message)
 
 
 def _assemble(state: Mapping[str, Any], scope: RunScope, handler: StreamHandler | None) -> ResearchReport:
