@@ -5,6 +5,8 @@ Rules:
   ``text`` removes investment-advice sentences (``advice.scrub_advice``) and then lists every number of
   what is left that the pool does not explain (``number_trace.untraced_numbers``); findings accumulate
   on the guard so a workflow reports them once in its audit.
+- ``prose`` guards model-written prose and shows the code-built fallback instead when the prose states a
+  number the pool does not explain (every workflow's rule for a model's summary or answer).
 - ``model`` applies ``text`` to every string of a typed output (nested models and lists included),
   except fields that hold identifiers or links rather than prose (``IDENTIFIER_FIELDS``, and any value
   that is a URL): a single-agent run's output passes the same guard as a workflow's report.
@@ -13,6 +15,7 @@ Rules:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
@@ -61,6 +64,19 @@ class OutputGuard:
         self.advice += found
         self.untraced += untraced_numbers(clean, self.pool)
         return clean
+
+    def prose(
+        self, texts: Sequence[str], fallback: Sequence[str], *, replaceable: bool
+    ) -> tuple[list[str], list[UntracedNumber]]:
+        """``texts`` guarded; when they are ``replaceable`` (a model wrote them) and state a number the
+        pool does not explain, the code-built ``fallback`` (guarded) is shown instead. Returns what is
+        shown and the numbers caught in ``texts``."""
+        before = len(self.untraced)
+        shown = [self.text(t) for t in texts]
+        caught = self.untraced[before:]
+        if replaceable and caught:
+            shown = [self.text(f) for f in fallback]
+        return shown, caught
 
     def model(self, value: M) -> M:
         """A copy of ``value`` with every prose string guarded."""

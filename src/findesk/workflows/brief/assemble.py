@@ -132,14 +132,18 @@ def assemble(
     """The whole briefing from the guarded parts; only the coordinator's prose is guarded here."""
     guard = OutputGuard(pool)
     warnings = [*official.warnings, *social.warnings, *run.warnings]
-    headline, summary = guard.text(notes.headline), guard.text(notes.summary)
-    if guard.untraced and notes != fallback_notes:
-        listed = ", ".join(u.text for u in guard.untraced)
+    by_model = notes != fallback_notes
+    (headline, summary), caught = guard.prose(
+        [notes.headline, notes.summary],
+        [fallback_notes.headline, fallback_notes.summary],
+        replaceable=by_model,
+    )
+    if caught and by_model:
+        listed = ", ".join(u.text for u in caught)
         warnings.append(
             f"number_trace: the summary had numbers not found in this run's data ({listed}); "
             "the deterministic summary is shown instead"
         )
-        headline, summary = fallback_notes.headline, fallback_notes.summary
     advice = [*official.advice, *social.advice, *guard.advice]
     if advice:
         warnings.append(f"advice_removed: {len(advice)} sentence(s) giving investment advice were removed")

@@ -20,13 +20,10 @@ from findesk.guardrails.output_guard import OutputGuard
 def guarded_answer(
     guard: OutputGuard, answer: Synthesis, fallback: Synthesis, *, model: bool
 ) -> tuple[str, list[str]]:
-    before = len(guard.untraced)
-    text = guard.text(answer.answer)
-    caught = guard.untraced[before:]
+    (text,), caught = guard.prose([answer.answer], [fallback.answer], replaceable=model)
     if model and caught:
         numbers = ", ".join(sorted({u.text for u in caught}))
-        replaced = guard.text(fallback.answer)
-        return replaced, [
+        return text, [
             f"fabricated_number: the model's answer stated {numbers}, which no tool result of this run "
             "contains; the desk's own answer from the findings is shown instead"
         ]
