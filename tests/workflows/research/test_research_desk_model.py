@@ -202,3 +202,19 @@ def test_advice_the_coordinator_writes_is_removed_and_reported_and_memory_keeps_
     finally:
         store.close()
     assert turns and turns[-1].answer_line.startswith("Research answer as of 2025-08-29 from the Equity")
+
+
+def test_a_desk_stopped_by_its_iteration_cap_is_reported_as_cut_short(
+    desk_settings: Settings, desk_tools: ToolContext
+) -> None:
+    from findesk.testing.fake_models import reply
+
+    looping = [reply("", [("get_quote", {"symbol": "AAPL"})]) for _ in range(10)]
+    resolve, _models = research_models({"equity": looping})
+    report = _report(ask(desk_settings, desk_tools, "What is AAPL revenue?", mode="model", models=resolve)[0])
+    assert any(c.startswith("equity desk: max_iterations") for c in report.cut_short), report.cut_short
+    assert "**Cut short**" in report.answer
+    # the desk still answers from its playbook's tool results
+    assert any(
+        f.quantity == "AAPL revenue quarter ended 2025-06-28" for f in report.specialists["equity"].findings
+    )

@@ -42,6 +42,7 @@ class AgentOutcome(Generic[OutT]):
     mode_reason: str
     warnings: list[str] = field(default_factory=list)
     fell_back: bool = False  # model-driven run that ended on the deterministic composer
+    stopped: str | None = None  # why the model loop stopped without a report (budget_exceeded, ...)
     iterations: int = 0  # model turns
     tool_calls: int = 0
     usage: TokenUsage = field(default_factory=TokenUsage)

@@ -137,6 +137,7 @@ class AgentRuntime:
                 mode_reason=f"model chain {chain.label}",
                 warnings=[f"{result.code}: {result.reason}"],
                 fell_back=True,
+                stopped=result.code,
                 outcomes=outcomes,
             )
         outcome.iterations = result.iterations

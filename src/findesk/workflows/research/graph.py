@@ -37,8 +37,8 @@ from findesk.workflows.research import memory_hooks
 from findesk.workflows.research.specialists import SPECIALIST_ROLES
 from findesk.workflows.spec import AgentNotes, RunKit
 
-# Warnings that mean a cap stopped an agent (the codes the agent runtime writes), shown as "cut short"
-_CAP_MARKS = ("budget_exceeded", "max_iterations")
+# The runtime's stop codes that mean a cap stopped an agent, shown as "cut short"
+_CAPS = frozenset({"budget_exceeded", "max_iterations"})
 
 
 class ResearchState(TypedDict, total=False):
@@ -128,7 +128,7 @@ def _specialist(agent: str) -> Any:
     def build(_state: State, given: SpecialistInput, out: AgentOutcome[Any]) -> dict[str, Any]:
         report: SpecialistReport = out.output
         basis = role.policy.compose(given, out.outcomes) if out.mode == "model" else report
-        cut = [f"{agent} desk: {w}" for w in out.warnings if any(m in w for m in _CAP_MARKS)]
+        cut = [f"{agent} desk: {w}" for w in out.warnings] if out.stopped in _CAPS else []
         return {"reports": {agent: report}, "basis": {agent: basis}, "cut_short": cut}
 
     return agent_node(

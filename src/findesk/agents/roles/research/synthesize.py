@@ -229,9 +229,14 @@ def compose(inputs: SynthesisInput, _outcomes: Outcomes) -> Synthesis:
 
 
 def normalize(answer: Synthesis, inputs: SynthesisInput) -> Synthesis:
-    """A model's answer with markers outside the numbered list removed."""
+    """A model's answer with markers outside the numbered list removed, and what a cap cut short
+    stated whatever the model wrote (the reader must know the answer is incomplete)."""
     count = len(number_citations(inputs.reports, inputs.question))
-    return Synthesis(answer=clean_markers(answer.answer, count))
+    text = clean_markers(answer.answer, count)
+    missing = [c for c in inputs.cut_short if c not in text]
+    if missing:
+        text += "\n\n**Cut short**\n" + "\n".join(f"- {c}" for c in missing)
+    return Synthesis(answer=text)
 
 
 SYSTEM_PROMPT = (
