@@ -182,6 +182,9 @@ def test_chart_of_nothing_drawable_is_no_data(call: Call) -> None:
 def test_crypto_names_resolve_to_tokens_and_bad_ones_are_refused() -> None:
     assert resolve_asset("CRYPTO:bitcoin").unwrap().key == "bitcoin"
     assert resolve_asset("btc").unwrap().kind == "crypto"
+    # the exchange spellings of bitcoin ask the token data for the same coin as "BTC"
+    assert {resolve_asset(n).unwrap().key for n in ("BTC", "BTC-USD", "XBT", "btc-usd")} == {"btc"}
+    assert resolve_asset("ETH-USD").unwrap().key == "eth"
     bad = resolve_asset("CRYPTO:bit coin;")
     assert isinstance(bad, Err) and bad.code == ErrorCode.INVALID_INPUT
 

@@ -86,6 +86,8 @@ CRYPTO_NAMES = frozenset(
     }
 )
 
+_TOKEN_SPELLINGS = {"xbt": "btc"}  # an exchange's name for a coin -> the symbol the token data knows
+
 AssetName = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=40),
@@ -128,7 +130,8 @@ def resolve_asset(raw: str) -> Result[Asset]:
         basis: Literal["returns", "changes"] = "returns" if series in LEVEL_SERIES else "changes"
         return Ok(Asset(name=name, kind="series", key=series, basis=basis))
     if name in CRYPTO_NAMES or name.startswith("CRYPTO:"):
-        token = raw.strip().split(":", 1)[-1].strip().lower()
+        token = raw.strip().split(":", 1)[-1].strip().lower().removesuffix("-usd")
+        token = _TOKEN_SPELLINGS.get(token, token)
         if not token or not token.replace("-", "").isalnum():
             return Err(ErrorCode.INVALID_INPUT, f"{raw!r} is not a token name (e.g. BTC, bitcoin)")
         return Ok(Asset(name=token.upper(), kind="crypto", key=token, basis="returns"))
