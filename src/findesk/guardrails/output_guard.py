@@ -1,10 +1,13 @@
-"""The output guard: every sentence the desk writes is scrubbed of advice and its numbers traced.
+"""The output guard: every sentence the desk writes is scrubbed of PII and advice and its numbers traced.
 
 Rules:
 - One guard per piece of output, over one number pool (the run's tool results and typed reports).
-  ``text`` removes investment-advice sentences (``advice.scrub_advice``) and then lists every number of
-  what is left that the pool does not explain (``number_trace.untraced_numbers``); findings accumulate
-  on the guard so a workflow reports them once in its audit.
+  ``text`` first removes personal data (``pii.redact``: emails, phones, card numbers, SSNs, account
+  numbers, wallet keys, seed phrases, each replaced by a token naming it), then investment-advice
+  sentences (``advice.scrub_advice``), and then lists every number of what is left that the pool does
+  not explain (``number_trace.untraced_numbers``). PII goes first so no advice finding or untraced
+  number quotes it. Findings accumulate on the guard so a workflow reports them once in its audit; the
+  report counts PII by kind and never holds a removed value.
 - ``prose`` guards model-written prose and shows the code-built fallback instead when the prose states a
   number the pool does not explain (every workflow's rule for a model's summary or answer).
 - ``model`` applies ``text`` to every string of a typed output (nested models and lists included),
@@ -22,6 +25,7 @@ from pydantic import BaseModel, Field
 
 from findesk.guardrails.advice import AdviceFinding, scrub_advice
 from findesk.guardrails.number_trace import NumberPool, UntracedNumber, untraced_numbers
+from findesk.guardrails.pii import PiiKind, redact, removal_warnings
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -36,10 +40,11 @@ class GuardReport(BaseModel):
 
     advice_removed: list[AdviceFinding] = Field(default_factory=list)
     untraced_numbers: list[UntracedNumber] = Field(default_factory=list)
+    pii_removed: list[PiiKind] = Field(default_factory=list)  # one kind per value removed, never the value
 
     @property
     def clean(self) -> bool:
-        return not self.advice_removed and not self.untraced_numbers
+        return not self.advice_removed and not self.untraced_numbers and not self.pii_removed
 
     def warnings(self) -> list[str]:
         """The audit lines a run shows for this report (empty when nothing was found)."""
@@ -50,6 +55,7 @@ class GuardReport(BaseModel):
         if self.untraced_numbers:
             listed = ", ".join(u.text for u in self.untraced_numbers)
             out.append(f"number_trace: numbers not found in this run's data: {listed}")
+        out += [f"pii_removed: {w}" for w in removal_warnings(self.pii_removed)]
         return out
 
 
@@ -58,9 +64,12 @@ class OutputGuard:
         self.pool = pool
         self.advice: list[AdviceFinding] = []
         self.untraced: list[UntracedNumber] = []
+        self.pii: list[PiiKind] = []
 
     def text(self, value: str) -> str:
-        clean, found = scrub_advice(value)
+        redacted = redact(value)
+        self.pii += [h.kind for h in redacted.found]
+        clean, found = scrub_advice(redacted.text)
         self.advice += found
         self.untraced += untraced_numbers(clean, self.pool)
         return clean
@@ -68,9 +77,9 @@ class OutputGuard:
     def prose(
         self, texts: Sequence[str], fallback: Sequence[str], *, replaceable: bool
     ) -> tuple[list[str], list[UntracedNumber]]:
-        """``texts`` guarded; when they are ``replaceable`` (a model wrote them) and state a number the
-        pool does not explain, the code-built ``fallback`` (guarded) is shown instead. Returns what is
-        shown and the numbers caught in ``texts``."""
+        """``texts`` guarded by ``text`` (PII and advice removed, numbers traced); when they are
+        ``replaceable`` (a model wrote them) and state a number the pool does not explain, the code-built
+        ``fallback`` (guarded) is shown instead. Returns what is shown and the numbers caught in ``texts``."""
         before = len(self.untraced)
         shown = [self.text(t) for t in texts]
         caught = self.untraced[before:]
@@ -83,7 +92,9 @@ class OutputGuard:
         return self._value(value, None)  # type: ignore[no-any-return]
 
     def report(self) -> GuardReport:
-        return GuardReport(advice_removed=list(self.advice), untraced_numbers=list(self.untraced))
+        return GuardReport(
+            advice_removed=list(self.advice), untraced_numbers=list(self.untraced), pii_removed=list(self.pii)
+        )
 
     def _value(self, value: Any, name: str | None) -> Any:
         if isinstance(value, str):
