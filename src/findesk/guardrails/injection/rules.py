@@ -1,0 +1,311 @@
+"""Hand-written rules for prompt injection and jailbreaks, one family per kind of attack.
+
+Rules this module keeps:
+- Pure; never raises. Matching is on folded text (``text_fold.fold``), so look-alike letters,
+  full-width forms and invisible characters do not hide a phrase.
+- A rule needs an attack's *form* — an order to drop earlier instructions, a persona that is told to
+  have no limits, a request for the hidden prompt, an order about "your response" — never a bare
+  word: "instructions" in a 10-K ("instructions to Form 10-K") or "ignore" in a post is not a hit.
+- Families that only make sense inside retrieved text (orders about the reader's reply, text posing
+  as a system or assistant turn) run on passages only: a user may rightly say "in your answer, use
+  percentages".
+- Each family has a name, which is the reason shown in the audit and in a refusal.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from findesk.guardrails.text_fold import fold
+
+Channel = Literal["input", "passage", "filing", "speech"]
+
+_PRIOR = (
+    r"(?:all |any |the |your |my |these |those |every )*(?:previous |prior |above |earlier |preceding "
+    r"|former |original |initial |old |existing |given |system |safety )*"
+)
+_ORDERS = (
+    r"(?:instructions?|prompts?|rules?|directions?|directives?|guidelines?|guidance|context|constraints?"
+    r"|restrictions?|programming|training)"
+)
+
+
+@dataclass(frozen=True)
+class Rule:
+    family: str
+    pattern: re.Pattern[str]
+    channels: tuple[Channel, ...] = ("input", "passage", "filing", "speech")
+
+
+def _r(family: str, pattern: str, *channels: Channel) -> Rule:
+    if "passage" in channels:
+        channels = (*channels, "filing", "speech")  # filings and call transcripts are third-party text too
+    return Rule(family, re.compile(pattern), channels or ("input", "passage", "filing", "speech"))
+
+
+RULES: tuple[Rule, ...] = (
+    # "Ignore all previous instructions", "forget everything you learned before", "disregard the above"
+    _r("instruction_override", rf"\b(?:ignore|disregard|forget) {_PRIOR}{_ORDERS}\b"),
+    _r(
+        "instruction_override",
+        r"\b(?:override|bypass|circumvent|disable) (?:all |any |your |the )?(?:previous |prior |system "
+        r"|safety |content |ethical )(?:instructions|prompts|filters|guidelines|restrictions|rules"
+        r"|programming|polic(?:y|ies))\b",
+    ),
+    _r(
+        "instruction_override",
+        r"\b(?:ignore|disregard|forget) (?:everything|anything|all) (?:you|that|i|we|above|before"
+        r"|previously|prior)\b",
+    ),
+    _r(
+        "instruction_override",
+        r"\b(?:ignore|disregard|forget) (?:the |all )?(?:above|previous|prior|preceding)\b",
+    ),
+    _r(
+        "instruction_override",
+        r"\bnew (?:instructions?|rules?|task|directive)s? ?(?:are|is|follow)?\b(?=.*\b(?:you|your)\b)",
+    ),
+    _r(
+        "instruction_override",
+        r"\binstead of (?:answering|summari[sz]ing|the (?:original|user s) (?:task|question))\b",
+    ),
+    # a persona with no limits: DAN, STAN, DUDE, developer mode, jailbreak
+    _r(
+        "jailbreak",
+        r"\b(?:do anything now|developer mode|dan mode|jailbr(?:e|o)ak(?:en|ed)?|god mode"
+        r"|unfiltered mode|evil mode)\b",
+    ),
+    _r("jailbreak", r"\b(?:dan|stan|dude|aim|kevin) (?:which )?stands for\b"),
+    _r(
+        "jailbreak",
+        r"\b(?:broken free|break free|freed) (?:of|from) (?:the |their |your )?(?:typical "
+        r"|usual )?(?:confines|limits|restrictions|rules|chains)\b",
+    ),
+    _r(
+        "jailbreak",
+        r"\b(?:without|no) (?:any )?(?:restrictions|limitations|filters|censorship|ethical guidelines"
+        r"|moral(?:s| guidelines)|content polic(?:y|ies))\b(?=.*\b(?:you|your|ai|assistant|model)\b)",
+    ),
+    _r(
+        "jailbreak",
+        r"\byou (?:are|re) (?:now |going to |about to )?(?:act(?:ing)? as|play(?:ing)? the role of"
+        r"|pretend(?:ing)? to be|immerse yourself|be (?:a|an) (?:unrestricted|unfiltered|jailbroken))\b",
+    ),
+    _r(
+        "jailbreak",
+        r"\b(?:from now on|for the rest of this conversation),? you (?:are|will|must|shall|should|re"
+        r"|have to)\b",
+    ),
+    _r(
+        "jailbreak",
+        r"\b(?:pretend|imagine) (?:that )?you (?:are|have|re) (?:not |no longer |an? )?(?:ai|assistant"
+        r"|chatbot|language model|bound|restricted|free|unrestricted|evil|human)\b",
+    ),
+    _r("jailbreak", r"\bstay in character\b|\bbreak(?:ing)? character\b"),
+    _r(
+        "jailbreak",
+        r"\b(?:simulate|emulate) (?:a |an )?(?:unrestricted|unfiltered|jailbroken|evil|rogue) (?:ai"
+        r"|assistant|model|chatbot)\b",
+    ),
+    # asking for the hidden prompt
+    # "initial prompt", "first message" are ordinary words in a post; from a user they ask for ours
+    _r(
+        "prompt_extraction",
+        r"\b(?:initial|original|starting|first|internal|pre ?prompt|base) (?:prompt|message|instructions?"
+        r"|directives?)\b(?!\s+(?:to form|for form))",
+        "input",
+    ),
+    _r(
+        "prompt_extraction",
+        r"\b(?:system|hidden|secret|developer) (?:prompt|message|instructions?|directives?)\b"
+        r"(?!\s+(?:to form|for form))",
+    ),
+    _r(
+        "prompt_extraction",
+        r"\b(?:your (?:system|initial|original|starting|hidden|secret|internal|underlying"
+        r"|core) (?:prompt|message|instructions?|configuration|setup|guidelines|rules|directives?)"
+        r"|the (?:system|initial|original|starting|hidden|secret) (?:prompt|instructions))\b",
+    ),
+    _r(
+        "prompt_extraction",
+        r"\b(?:instructions?|text|prompt|rules) (?:that )?you (?:were|have been|got|received) (?:given"
+        r"|told|provided|instructed)?\b",
+    ),
+    _r("prompt_extraction", r"\bwhat (?:were|are|was) you (?:told|instructed|programmed|given)\b"),
+    _r(
+        "prompt_extraction",
+        r"\b(?:repeat|print|output|show|display|reveal|dump|echo|recite|leak|write out"
+        r"|copy) (?:me )?(?:back )?(?:everything |all |the (?:text|words|content|conversation"
+        r"|message)s? )?(?:above|before this|so far|in full|verbatim|word for word)\b",
+    ),
+    _r(
+        "prompt_extraction",
+        r"\b(?:repeat|recite|output|print|echo) (?:this |the )?(?:entire |whole )?(?:conversation|chat"
+        r"|dialogue)\b",
+    ),
+    _r(
+        "prompt_extraction",
+        r"\b(?:repeat|recite|output|print|echo|show|display|reveal) (?:me )?(?:back )?(?:all "
+        r"|everything )?(?:of )?(?:the )?(?:above|previous|preceding|prior|earlier) (?:text|message"
+        r"|words|content|conversation|instructions|prompt)s?\b",
+    ),
+    _r("prompt_extraction", r"\b(?:initiali[sz]ation|init) (?:string|prompt|text)\b"),
+    _r(
+        "prompt_extraction",
+        r"\b(?:not supposed to|not allowed to|forbidden to|told not to) (?:tell|say|reveal|share|disclose)\b",
+    ),
+    _r("prompt_extraction", r"\b(?:my|i was|the) (?:instructions are|instructed to|system prompt is)\b"),
+    _r("prompt_extraction", r"\bsystem ?prompt\b|\bsys ?prompt\b"),
+    _r(
+        "prompt_extraction",
+        r"\b(?:maintenance|debug|admin|administrator|root|sudo|diagnostic) (?:mode|override|access)\b",
+    ),
+    _r("prompt_extraction", r"\bopposite of your (?:instructions|rules|system)\b"),
+    # orders about the reader's own reply, inside retrieved text
+    _r(
+        "reply_manipulation",
+        r"\b(?:in|into|within|throughout) your (?:response|reply|answer|output|message|summary)s?\b",
+        "passage",
+    ),
+    _r(
+        "reply_manipulation",
+        r"\b(?:your|the) (?:response|reply|answer|output|message) s (?:words|letters|text)\b",
+        "passage",
+    ),
+    _r(
+        "reply_manipulation",
+        r"\b(?:add|append|prepend|attach|insert|include|put)(?: \S+){2,30}? (?:to|in|into|at the (?:end"
+        r"|start|beginning) of) your (?:response|reply|answer|output|message)s?\b",
+        "passage",
+    ),
+    _r(
+        "reply_manipulation",
+        r"\b(?:add|include|insert|append|prepend|integrate|mention|modify|augment|enhance|change"
+        r"|rewrite|translate|encode|format|start|begin|end|replace|remove|use|render|write|respond"
+        r"|reply|answer|provide|convert|scramble|jumble|rearrange|misspell|group|combine|substitute"
+        r"|introduce|anagram|reverse) (?:\w+ ){0,6}?your (?:response|reply|answer|output|message"
+        r"|summary)s?\b",
+        "passage",
+    ),
+    _r(
+        "reply_manipulation",
+        r"\b(?:respond|reply|answer|write) (?:only )?(?:in|with|using) (?:all caps|emoji|emojis|base64"
+        r"|rot13|pig latin|reverse|french|spanish|german|russian|japanese|chinese)\b",
+        "passage",
+    ),
+    # text posing as a chat turn or speaking to the model that reads it
+    _r(
+        "role_markup",
+        r"(?:^|[\n.!?] ?)(?:system|assistant|ai|user|human|developer) ?(?:message|prompt)? ?:(?= )"
+        r"|\bim_(?:start|end)\b|\[/?inst\]|###\s*(?:instruction|system)",
+        "passage",
+    ),
+    _r(
+        "addressed_to_model",
+        r"\b(?:dear|hey|hello|hi|attention|note to|message to|instructions? (?:for|to)) (?:the )?(?:ai"
+        r"|assistant|chatbot|chat ?gpt|gpt|llm|language model|model|bot|claude|gemini|copilot)s?\b",
+    ),
+    _r(
+        "addressed_to_model",
+        r"\b(?:if you are|as) an? (?:ai(?: (?:assistant|model|system|chatbot))?|assistant"
+        r"|language model|llm|chatbot)(?: reading this| summari[sz]ing this)? (?=(?:you|reading|must"
+        r"|should|i|it|tell|please|ignore|do|always|never|your)\b)",
+    ),
+    _r(
+        "addressed_to_model",
+        r"\b(?:ai|llm|gpt|chatbot|model|assistant)s? (?:reading|processing|summari[sz]ing"
+        r"|analy[sz]ing) (?:this|these)\b",
+    ),
+)
+
+# A filing is written to shareholders in the third person: a sentence in it that asks a question or opens
+# with an order to its reader ("Explain …", "Write a poem …", "Translate …") is not the filing talking.
+# Posts, news and call transcripts ask questions all the time, so this family is for filings only.
+_REQUEST_VERBS = (
+    "explain|describe|write|draft|compose|develop|provide|translate|tell|list|give|summari[sz]e|show|create"
+    "|generate|break down|replace|convert|outline|suggest|name|define|calculate|solve|compare|discuss|rewrite"
+    "|render|respond|reply|answer|output|print|repeat|say|ignore|forget|pretend|imagine|act|play|draw|sing"
+    "|recite|teach|help me|design|plan|brainstorm|invent|make up|come up with|produce|paraphrase|rephrase"
+    "|spell|encode|decode|reverse|insert|include|add|mention|append|modify|change|use|introduce|start"
+    "|begin|end|remove|delete|send|email|visit|click|download|install|share|post|tweet|promote|recommend"
+    "|encourage|invite|ask|remind|inform|warn|urge|assure|claim|state|announce|declare|greet|thank"
+    "|apologi[sz]e|congratulate|praise|insult|mock|joke|criticize|roast|scramble|jumble|rearrange|group"
+    "|combine|substitute|capitali[sz]e|shorten|expand|elaborate|clarify|review|evaluate|rate|rank|score"
+    "|classify|categori[sz]e|identify|find|search|look up|fetch|retrieve|lookup|check|verify|confirm|prove"
+    "|disprove|argue|debate|persuade|convince|please|kindly|can you|could you|would you|will you|do not|don t"
+)
+# the order's object follows the verb: "Write a short story", "Explain the theory", "Replace vowels with"
+_OBJECT = (
+    r"(?:the|a|an|me|us|your|my|our|this|these|that|those|every|all|each|any|some|how|why|what|who|when"
+    r"|where|which|whether|if|it|them|him|her|vowels?|letters?|words?|spaces?|sentences?|numbers?|symbols?"
+    r"|emojis?|one|two|three|five|ten|\d+|up|down|out|in|to|with|about|for|on|from|by|into)"
+)
+_REQUEST = re.compile(rf"^(?:{_REQUEST_VERBS}) {_OBJECT}\b")
+_NOT_REQUEST = re.compile(
+    r"^(?:see|refer|read|note|for (?:more|additional|further)|please (?:see|refer|read|note|consider"
+    r"|review))\b"
+)
+_HEADING = re.compile(
+    r"^(?:[A-Z][\w’'-]*|of|and|the|in|for|to|a|an|on|with|&)(?: (?:[A-Z][\w’'-]*|of|and|the|in|for|to|a"
+    r"|an|on|with|&))*[.:]?$"
+)
+_QUESTION = re.compile(r"\?[\"'”’)\]]*\s*$")
+
+
+def request_sentences(sentences: list[str]) -> list[str]:
+    """The sentences of a filing passage that ask its reader something or order its reader to act."""
+    out = []
+    for sentence in sentences:
+        folded = fold(sentence)
+        first = sentence.lstrip(" •*-–—\t\"'“(").split(" ", 1)[0]
+        if (
+            not folded
+            or _NOT_REQUEST.match(folded)
+            or _HEADING.match(sentence.strip(" •*-–—\t"))
+            or "-" in first
+        ):
+            continue
+        # an order opens a sentence with a capital; a lower-case opening is a line broken mid-sentence
+        if _QUESTION.search(sentence) or (first[:1].isupper() and _REQUEST.match(folded)):
+            out.append(sentence)
+    return out
+
+
+# folded text has no punctuation, so patterns see words separated by single spaces; the role markers
+# need the colon, so they are matched on a lightly normalized copy instead
+_ROLE_FAMILIES = frozenset({"role_markup"})
+_LIGHT = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class RuleHit:
+    family: str
+    excerpt: str
+
+
+def _light(text: str) -> str:
+    return _LIGHT.sub(" ", text.casefold().replace("<|", " ").replace("|>", " "))
+
+
+def match(text: str, channel: Channel) -> list[RuleHit]:
+    """Every family that matches, once each, with the words that matched."""
+    if not isinstance(text, str) or not text.strip():
+        return []
+    folded = fold(text)
+    light = _light(text)
+    hits: dict[str, RuleHit] = {}
+    for rule in RULES:
+        if channel not in rule.channels or rule.family in hits:
+            continue
+        found = rule.pattern.search(light if rule.family in _ROLE_FAMILIES else folded)
+        if found:
+            hits[rule.family] = RuleHit(rule.family, found.group(0).strip()[:80])
+    if channel == "filing":
+        from findesk.guardrails.injection.features import sentences
+
+        asks = request_sentences(sentences(text))
+        if asks:
+            hits["request_in_filing"] = RuleHit("request_in_filing", asks[0].strip()[:80])
+    return list(hits.values())
