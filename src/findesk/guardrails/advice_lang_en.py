@@ -51,7 +51,8 @@ STRONG = (
     r"\b(?:good|great|best|safe|solid|bad|top|cheap) (?:stocks?|shares|etfs?|companies|company|tickers?"
     r"|names?) (?:to|i should|we should) (?:buy|own|hold|invest in|add|short|sell)\b",
     r"\b(?:is it|is now|now|good|right|best|bad|ideal|wrong|perfect)(?: \w+){0,3}? (?:time|moment"
-    r"|entry point) to (?:buy|sell|short|get in|get out|exit|invest|enter|take profits?|trim|add|load up"
+    r"|entry point) to (?:buy|sell|short|get in|get into|get out|exit|invest|enter|take profits?|trim"
+    r"|add|load up"
     r"|dump|bail)\b",
     # "would it be wise to load up", "does it make sense to trim", "is it too late to buy"
     rf"\b(?:is|would|will|was|isnt|wouldnt|does) (?:it|this|now|that|today) (?:be |still |really )?"
@@ -91,6 +92,13 @@ STRONG = (
     rf"|weight)(?: \w+){{0,3}}? {_OWNER} (?:\w+ )?{_POT}\b",
     r"\bhow should (?:i|we) (?:allocate|invest|split|weight|size|position)\b|\bposition siz(?:e|ing)\b",
     r"\b(?:investment|financial|trading) (?:advice|tips?|recommendations?)\b|\bstock (?:tips?|picks?)\b",
+    # a personal money decision put to us: "should I transfer all my stocks to bonds", "should I take out
+    # a loan or find investors", "should I withdraw all my money", "should I follow his advice"
+    rf"\b(?:should|shall|must|ought to) {_WHO}(?: \w+){{0,2}}? (?:transfer|move|shift|switch|withdraw"
+    rf"|take out"
+    r"|borrow|refinance|liquidate|pull|lend|mortgage|pay off|roll over|convert|follow|listen to|trust|copy"
+    r"|find investors|raise money|put)\b(?=.*\b(?:stocks?|bonds?|money|savings|loan|investors?|cash|funds?"
+    r"|portfolio|401 ?k|ira|roth|pension|mortgage|crypto|bitcoin|shares|advice|tips?|bank|account|assets)\b)",
 )
 WEAK = (
     r"\b(?:buy|sell|hold|short|long) (?:or|vs|versus) (?:sell|hold|buy|short|long|wait)\b|\bbuy sell\b",
@@ -123,6 +131,12 @@ RESEARCH = (
     r"|raised|lowered|lifted|trimmed|upgraded|downgraded|upgrades?|downgrades?|reiterated|according"
     r"|form 4|13f|filings?|filed|posters?|posts|stocktwits|reddit|sentiment|mean|means|meaning"
     r"|definition|define|10 k|10 q|8 k|20 f|proxy|annual report|quarterly report|balance sheet)\b",
+    # accounting's fair value is a reported figure, not our valuation of a stock
+    r"\bfair value (?:hierarchy|measurements?|option|adjustments?|gains?|losses|of (?:the |its "
+    r"|total )?(?:debt"
+    r"|assets|liabilities|consideration|derivatives|investments|securities|notes|loans|goodwill|plan assets"
+    r"|contingent|warrants|real estate))\b|\bcarrying (?:amounts?|values?)\b|\bconsideration transferred\b"
+    r"|\b(?:change|changes|increase|decrease|difference) in (?:the )?fair value\b",
 )
 
 EN = LangPatterns(strong=STRONG, weak=WEAK, research=RESEARCH)

@@ -1,8 +1,10 @@
 """The advisor briefing as a workflow spec: ticker (and an optional client question) in, ``Briefing`` out.
 
 Rules:
-- Input guards run before any tool: the question (optional) is capped at 2,000 characters and refused
-  when it asks for advice; the ticker must be a US listing (any symbol with a ``.`` is out of scope).
+- Input guards run before any tool: the question (optional) goes through ``guardrails.input_guard``
+  (2,000-character cap, personal data replaced by tokens before it is recorded, refused when it is a
+  prompt injection, asks for advice or is off topic); the ticker must be a US listing (any symbol
+  with a ``.`` is out of scope).
   With the tools open and before the graph, a ticker no source knows (no company record and no price)
   ends the run with ``not_found`` instead of a briefing made of errors.
 - The same graph, sections and guards serve both modes; the mode is chosen per agent from the
@@ -22,7 +24,8 @@ from findesk.analytics.divergence import verdict_counts
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.context import DataContext
 from findesk.data.symbols import normalize_symbol
-from findesk.guardrails.advice import MAX_INPUT_CHARS, check_request
+from findesk.guardrails.advice import MAX_INPUT_CHARS
+from findesk.guardrails.input_guard import guard_text
 from findesk.tools.base import ToolContext
 from findesk.workflows.brief.assemble import assemble, official_part, social_part
 from findesk.workflows.brief.graph import build_graph
@@ -49,7 +52,7 @@ def check_input(symbol: str, question: str | None = None) -> Result[str]:
             f"the ticker is {len(symbol):,} characters; the cap is {MAX_INPUT_CHARS:,}",
         )
     if question is not None:
-        checked = check_request(question)
+        checked = guard_text(question)
         if isinstance(checked, Err):
             return checked
     return normalize_symbol(symbol)
@@ -59,7 +62,11 @@ def _check(inputs: BriefingInput) -> Result[BriefingInput]:
     checked = check_input(inputs.ticker, inputs.question)
     if isinstance(checked, Err):
         return checked
-    return Ok(inputs.model_copy(update={"ticker": checked.value}))
+    question = inputs.question
+    if question is not None:
+        guarded = guard_text(question)  # checked above; this is the text with personal data removed
+        question = guarded.value.text if isinstance(guarded, Ok) else None
+    return Ok(inputs.model_copy(update={"ticker": checked.value, "question": question}))
 
 
 async def unknown_symbol(tools: ToolContext, inputs: BriefingInput) -> Err | None:

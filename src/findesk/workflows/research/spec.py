@@ -1,10 +1,13 @@
 """The research desk as a workflow spec: a question in, ``ResearchReport`` out.
 
 Rules:
-- Input guards run before any tool: the question is capped at 2,000 characters and refused when it
-  asks for investment advice (``guardrails.advice.check_request``). Over the API the run is bound to
-  the caller's key (a body cannot name a user or a tier) and only a ``team``-tier key may turn the
-  disclaimer off; the local user of the CLI and the Python API is the operator and may.
+- Input guards run before any tool (``guardrails.input_guard``): the question is capped at 2,000
+  characters, personal data in it (emails, phone and card numbers, SSNs, account numbers, keys and
+  seed phrases) is replaced by tokens before it is recorded, stored or routed, and it is refused when it
+  is a prompt injection or jailbreak, asks for investment advice or help with misconduct, or is off
+  topic (a poem, a recipe). Over the API the run is bound to the caller's key (a body cannot name a
+  user or a tier) and only a ``team``-tier key may turn the disclaimer off; the local user of the CLI
+  and the Python API is the operator and may.
 - Sections stream as the run goes: the plan when the coordinator has routed, each desk when its
   specialist is done, the answer at the end.
 - The assembler applies the output guard: investment advice removed, and every number of the answer
@@ -24,7 +27,7 @@ from findesk.agents.roles.research.findings import Chart, SpecialistReport
 from findesk.agents.roles.research.synthesize import number_citations
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.context import DataContext
-from findesk.guardrails.advice import check_request
+from findesk.guardrails.input_guard import guard_text
 from findesk.guardrails.output_guard import OutputGuard
 from findesk.workflows.research.graph import build_graph
 from findesk.workflows.research.models import DISCLAIMER, ResearchInput, ResearchReport
@@ -46,12 +49,12 @@ SECTIONS: tuple[tuple[str, str], ...] = (
 
 
 def _check(inputs: ResearchInput) -> Result[ResearchInput]:
-    checked = check_request(inputs.question)
+    checked = guard_text(inputs.question)
     if isinstance(checked, Err):
         return checked
-    if not checked.value:
+    if not checked.value.text:
         return Err(ErrorCode.INVALID_INPUT, "research: the question is empty")
-    return Ok(inputs.model_copy(update={"question": checked.value}))
+    return Ok(inputs.model_copy(update={"question": checked.value.text}))
 
 
 def _bind(inputs: ResearchInput, caller: RunCaller) -> Result[ResearchInput]:
