@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from findesk.agents.role import Role
+from findesk.agents.runtime.model_loop import unfenced
 from findesk.core.config import ModelPrice
 from findesk.core.llm.chain import ModelChain
 from findesk.core.llm.pricing import PriceTable
@@ -35,7 +36,7 @@ def tool_results(request: ModelRequest) -> dict[str, str]:
         if isinstance(message, ToolResults):
             for part in message.results:
                 if not part.is_error:
-                    found[part.name] = part.content
+                    found[part.name] = unfenced(part.content)
     return found
 
 

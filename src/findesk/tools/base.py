@@ -6,6 +6,9 @@ Rules:
 - ``execute`` never raises: bad arguments are ``invalid_input`` (with the validation message, so a
   model can correct itself), a slow tool is ``timeout``, an exception inside a tool is
   ``unavailable`` naming the tool.
+- A tool that returns text written by strangers says its genre (``third_party``): its result is
+  screened by ``tools.quarantine`` before anyone sees it, and a flagged paragraph is withheld (marked
+  in the value, kept in ``ToolOutcome.quarantined`` for the audit).
 - Results are size-capped twice: the summary a model reads (``MAX_SUMMARY_CHARS``) and the full
   result kept for the audit log (``MAX_RESULT_CHARS`` of JSON; larger results keep a marked preview).
 """
@@ -24,6 +27,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from findesk.core.llm.types import ToolSpec
 from findesk.core.result import Err, ErrorCode, Ok, Result, validation_reason
+from findesk.tools.quarantine import Genre, Quarantined, quarantine
 
 if TYPE_CHECKING:
     from findesk.data.context import DataContext
@@ -84,6 +88,7 @@ class Tool:
     fn: ToolFn
     summarize: Callable[[Any], str] = field(default=lambda value: _default_summary(value))
     timeout_s: float = 30.0
+    third_party: Genre | None = None  # the genre of stranger-written text it returns, if any
 
     def spec(self) -> ToolSpec:
         schema = self.args.model_json_schema()
@@ -100,6 +105,8 @@ class ToolOutcome:
     payload: Any  # JSON-able full result (or error), capped
     truncated: bool
     latency_ms: float
+    quarantined: tuple[Quarantined, ...] = ()  # paragraphs withheld from this result, with why
+    third_party: bool = False  # the result carries stranger-written text (fenced as data for a model)
 
     @property
     def ok(self) -> bool:
@@ -156,14 +163,21 @@ async def execute(
             )
         else:
             result = await _run(tool, parsed, ctx)
+    withheld: list[Quarantined] = []
+    if isinstance(result, Ok) and tool is not None and tool.third_party is not None:
+        cleaned, withheld = await asyncio.to_thread(quarantine, result.value, tool.third_party)
+        result = Ok(cleaned)
     latency_ms = (time.perf_counter() - started) * 1000
     if isinstance(result, Ok):
-        summary = _cap(_safe_summary(tool, result.value), MAX_SUMMARY_CHARS)
+        summary = cap_text(_safe_summary(tool, result.value), MAX_SUMMARY_CHARS)
         payload, truncated = cap_payload(result.value)
     else:
         summary = result.message()
         payload, truncated = result.to_dict(), False
-    return ToolOutcome(name, args_dict, result, summary, payload, truncated, latency_ms)
+    third = tool is not None and tool.third_party is not None
+    return ToolOutcome(
+        name, args_dict, result, summary, payload, truncated, latency_ms, tuple(withheld), third
+    )
 
 
 async def _run(tool: Tool, args: BaseModel, ctx: ToolContext) -> Result[Any]:
@@ -196,7 +210,8 @@ def _default_summary(value: Any) -> str:
     return json.dumps(plain, ensure_ascii=False, separators=(",", ":"))
 
 
-def _cap(text: str, limit: int) -> str:
+def cap_text(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, saying how much was cut."""
     if len(text) <= limit:
         return text
     return text[: limit - 40].rstrip() + f" … [{len(text) - limit + 40} more characters cut]"

@@ -138,6 +138,7 @@ get_filing_section = Tool(
     fn=_filing_section,
     summarize=summarize_section,
     timeout_s=60.0,  # a cold 10-K parse can take several seconds on a slow disk
+    third_party="filing",
 )
 
 
@@ -182,6 +183,7 @@ get_material_events = Tool(
     args=MaterialEventsArgs,
     fn=_material_events,
     summarize=summarize_events,
+    third_party="filing",
 )
 
 
@@ -234,6 +236,7 @@ get_8k_items = Tool(
     fn=_eight_k_items,
     summarize=summarize_eight_k,
     timeout_s=60.0,
+    third_party="filing",
 )
 
 

@@ -104,6 +104,7 @@ get_risk_factors = Tool(
     fn=_risk_factors,
     summarize=summarize_risks,
     timeout_s=60.0,
+    third_party="filing",
 )
 
 
@@ -131,6 +132,7 @@ get_business_overview = Tool(
     fn=_business_overview,
     summarize=summarize_business,
     timeout_s=60.0,
+    third_party="filing",
 )
 
 

@@ -196,6 +196,7 @@ search_filings = Tool(
     args=SearchFilingsArgs,
     fn=_search_filings,
     summarize=summarize_passages,
+    third_party="filing",
 )
 
 TOOLS: tuple[Tool, ...] = (search_filings,)

@@ -87,6 +87,7 @@ get_news = Tool(
     args=NewsArgs,
     fn=_news,
     summarize=summarize_news,
+    third_party="passage",
 )
 
 
@@ -145,6 +146,7 @@ get_reddit_posts = Tool(
     args=PostsArgs,
     fn=_reddit_posts,
     summarize=summarize_posts,
+    third_party="passage",
 )
 
 get_stocktwits_posts = Tool(
@@ -157,6 +159,7 @@ get_stocktwits_posts = Tool(
     args=PostsArgs,
     fn=_stocktwits_posts,
     summarize=summarize_posts,
+    third_party="passage",
 )
 
 
@@ -194,6 +197,7 @@ get_transcripts = Tool(
     args=TranscriptsArgs,
     fn=_transcripts,
     summarize=summarize_transcripts,
+    third_party="speech",
 )
 
 TOOLS: tuple[Tool, ...] = (get_news, get_reddit_posts, get_stocktwits_posts, get_transcripts)

@@ -71,6 +71,7 @@ class ToolRunner:
                 cached=cached,
                 result=None if cached else outcome.payload,
                 truncated=outcome.truncated,
+                quarantined=[] if cached else [q.model_dump(mode="json") for q in outcome.quarantined],
             ),
             parent_id=started.id,
         )

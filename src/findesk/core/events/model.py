@@ -50,6 +50,9 @@ class ToolResultReady(_Payload):
     cached: bool = False  # answered from this run's memo of identical calls
     result: Any = None  # the full result (size-capped) for the audit log
     truncated: bool = False
+    # paragraphs of stranger-written text withheld as likely prompt injection: path, reasons, score and
+    # the original text as evidence (never sent to a model)
+    quarantined: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class LlmCall(_Payload):

@@ -1,0 +1,141 @@
+"""Third-party text in a tool result is data, never instructions: every passage is screened by the
+injection detector and a flagged one is quarantined.
+
+Rules this module keeps:
+- Only tools that return text written by strangers (filing sections and chunks, posts, news,
+  transcripts) are screened; each says its genre (``filing``, ``passage`` or ``speech``), because a
+  question in a 10-K is out of place while a question in a Reddit post or on a call is not.
+- Every string of the result at least ``MIN_CHARS`` long is read, at any depth (pydantic models,
+  lists, tuples, dicts); each paragraph of it is screened on its own (a paragraph longer than
+  ``CHUNK_CHARS``, such as a call transcript without line breaks, in sentence-aligned pieces), so one
+  planted paragraph is withheld and the rest of the section stays usable.
+- Fields that echo the caller's own arguments or name a source (``query``, ``ticker``, ``url`` …) are
+  not third-party text and are not screened: the user's question was screened by the input guard.
+- A flagged paragraph is replaced, in the value every consumer sees (the model's summary, the
+  deterministic composer, the rendered report), by ``MARKER`` with its reasons; the original text is
+  kept as evidence in ``Quarantined`` for the audit log (the tool_result event), never in a prompt.
+- Never raises; a value it cannot rebuild is returned as it was (and nothing is claimed quarantined).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from findesk.guardrails.injection import screen_passage
+
+Genre = Literal["filing", "passage", "speech"]
+MIN_CHARS = 24
+EVIDENCE_CHARS = 2_000
+MARKER = (
+    "[quarantined passage: it reads as instructions to an AI ({reasons}); withheld, kept in the audit log]"
+)
+CHUNK_CHARS = 1_500
+_PARAGRAPH = re.compile(r"(\n\s*\n|\n)")
+_SENTENCE_GAP = re.compile(r"(?<=[.!?])(\s+)")
+OWN_FIELDS = frozenset(
+    {"query", "ticker", "symbol", "url", "key", "citation", "id", "cik", "form", "item", "as_of", "source"}
+)
+
+
+class Quarantined(BaseModel):
+    """One withheld paragraph: where it was in the result, why, and its text as evidence."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    reasons: list[str]
+    score: float
+    excerpt: str | None
+    text: str  # the paragraph as the source had it (capped): evidence, never shown to a model
+
+
+def _chunks(paragraph: str) -> list[str]:
+    """The paragraph in pieces of about ``CHUNK_CHARS`` at sentence ends, separators kept, so that
+    joining the pieces gives the paragraph back."""
+    if len(paragraph) <= CHUNK_CHARS:
+        return [paragraph]
+    parts = _SENTENCE_GAP.split(paragraph)
+    out: list[str] = []
+    current = ""
+    for part in parts:
+        if current and len(current) + len(part) > CHUNK_CHARS and not part.isspace():
+            out.append(current)
+            current = ""
+        current += part
+    if current:
+        out.append(current)
+    return out
+
+
+def _screen_text(text: str, genre: Genre, path: str, found: list[Quarantined]) -> str:
+    if len(text) < MIN_CHARS:
+        return text
+    pieces = []
+    for i, piece in enumerate(_PARAGRAPH.split(text)):
+        if i % 2:
+            pieces.append(piece)
+            continue
+        chunks = _chunks(piece)
+        for j, chunk in enumerate(chunks):
+            pieces.append(chunk)
+            if j < len(chunks) - 1:
+                pieces.append("")  # keeps paragraphs at even indexes; the chunk keeps its own spacing
+    changed = False
+    for i in range(0, len(pieces), 2):  # odd indexes are the separators
+        para = pieces[i]
+        if len(para.strip()) < MIN_CHARS:
+            continue
+        verdict = screen_passage(para, genre)
+        if verdict.flagged:
+            found.append(
+                Quarantined(
+                    path=path,
+                    reasons=verdict.reasons,
+                    score=verdict.score,
+                    excerpt=verdict.excerpt,
+                    text=para.strip()[:EVIDENCE_CHARS],
+                )
+            )
+            pieces[i] = MARKER.format(reasons=", ".join(verdict.reasons))
+            changed = True
+    return "".join(pieces) if changed else text
+
+
+def _walk(value: Any, genre: Genre, path: str, found: list[Quarantined]) -> Any:
+    if isinstance(value, str):
+        return _screen_text(value, genre, path, found)
+    if isinstance(value, BaseModel):
+        updates = {}
+        for name in type(value).model_fields:
+            if name in OWN_FIELDS:
+                continue
+            old = getattr(value, name, None)
+            new = _walk(old, genre, f"{path}.{name}" if path else name, found)
+            if new is not old:
+                updates[name] = new
+        return value.model_copy(update=updates) if updates else value
+    if isinstance(value, list | tuple):
+        items = [_walk(v, genre, f"{path}[{i}]", found) for i, v in enumerate(value)]
+        if all(a is b for a, b in zip(items, value, strict=True)):
+            return value
+        return type(value)(items) if isinstance(value, tuple) else items
+    if isinstance(value, dict):
+        out = {
+            k: v if k in OWN_FIELDS else _walk(v, genre, f"{path}.{k}" if path else str(k), found)
+            for k, v in value.items()
+        }
+        return value if all(out[k] is value[k] for k in value) else out
+    return value
+
+
+def quarantine(value: Any, genre: Genre) -> tuple[Any, list[Quarantined]]:
+    """``value`` with every flagged paragraph replaced by the marker, and the paragraphs withheld."""
+    found: list[Quarantined] = []
+    try:
+        cleaned = _walk(value, genre, "", found)
+    except Exception:  # a value that cannot be rebuilt is passed on as it was, unscreened
+        return value, []
+    return cleaned, found
