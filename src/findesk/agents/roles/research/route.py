@@ -50,6 +50,8 @@ from findesk.agents.roles.research.route_terms import (
     MACRO_PATTERNS,
     MACRO_WORDS,
     NAME_SUFFIXES,
+    NAMED_SERIES,
+    NAMED_TOKEN,
     NOT_NAMES,
     NUMBER_WORDS,
     ONE_QUARTER,
@@ -60,6 +62,7 @@ from findesk.agents.roles.research.route_terms import (
     QUOTED,
     SANCTIONS,
     SERIES_INDEX,
+    SERIES_WORD,
     STOP_WORDS,
     THEMES,
     THRESHOLD,
@@ -246,13 +249,26 @@ def _scan_macro(scan: _Scan, text: str, tables: RouteTables) -> str:
         scan.spans.append((m.start(), m.end(), target))
         taken.append((m.start(), m.end()))
         scan.why(f"index {m.group(0)} → {target}")
-    for m in UPPER_WORD.finditer(text):
+    for m in SERIES_WORD.finditer(text):
         word = m.group(1)
         if word in tables.fred:
             scan.add(scan.series, word, m.start())
             scan.spans.append((m.start(), m.end(), word))
             taken.append((m.start(), m.end()))
             scan.why(f"FRED series id {word}")
+    for m in NAMED_SERIES.finditer(text):
+        # "FRED series ABC123" names a series id; one the snapshot's FRED files lack does not exist here
+        word = m.group(1)
+        if word not in tables.fred and not any(s <= m.start(1) < e for s, e in taken):
+            scan.add(scan.unknown, word, m.start(1))
+            taken.append((m.start(1), m.end(1)))
+    for m in NAMED_TOKEN.finditer(text):
+        group = 1 if m.group(1) else 2
+        word = m.group(group)
+        known = word in tables.coin_symbols or word in tables.tickers or word in tables.etfs
+        if not known and word not in STOP_WORDS and not any(s <= m.start(group) < e for s, e in taken):
+            scan.add(scan.unknown, word, m.start(group))
+            taken.append((m.start(group), m.end(group)))
     scan.spans.sort()
     return _blank(text, taken)
 
@@ -535,7 +551,7 @@ def route(question: str, *, tables: RouteTables) -> RoutePlan:
         threshold=threshold,
     )
     if scan.unknown:
-        scan.why(f"not known US tickers: {', '.join(scan.unknown[:5])}")
+        scan.why(f"not found (no US ticker, token or FRED series): {', '.join(scan.unknown[:5])}")
     shown = _Shown(scan.in_order(scan.companies), scan.in_order(scan.market), compared)
     return RoutePlan(
         intents=intents,
@@ -595,9 +611,19 @@ def _plan_line(intents: list[SpecialistName], s: Subjects, shown: _Shown, unknow
             "address, protocol or sanctions term"
         )
         if unknown:
-            line += f" (not known US tickers: {', '.join(unknown[:5])})"
+            line += f"; {_not_found(unknown)}"
         return line
-    return _one_line("; ".join(f"{intent}: {_segment(intent, s, shown)}" for intent in intents))
+    line = _one_line("; ".join(f"{intent}: {_segment(intent, s, shown)}" for intent in intents))
+    return f"{line}; {_not_found(unknown)}" if unknown else line
+
+
+def _not_found(unknown: list[str]) -> str:
+    """A fabricated or mistyped symbol said plainly, so no answer is read as being about it."""
+    names = ", ".join(unknown[:5])
+    return (
+        f"not found: {names} — no US-listed company or ETF, token or FRED series by that name in the "
+        "data, so nothing is reported about it"
+    )
 
 
 def describe(intents: list[SpecialistName], s: Subjects) -> str:

@@ -90,6 +90,9 @@ STOP_WORDS = frozenset(
         "REAL",
         "SAFE",
         "SEC",
+        "FRED",
+        "OFAC",
+        "SDN",
         "SHOP",
         "SO",
         "TECH",
@@ -373,6 +376,14 @@ SERIES_INDEX = {"VIXCLS": "^VIX"}  # a series that is also an index the calculat
 
 ADDRESS = re.compile(r"(?<![0-9A-Za-z])0[xX][0-9a-fA-F]{40}(?![0-9A-Za-z])")
 HEXISH = re.compile(r"(?<![0-9A-Za-z])0[xX][0-9a-fA-F]+(?![0-9A-Za-z])")
+# a FRED series id as written (ids run to 24 characters: CPIAUCSL, BAMLH0A0HYM2)
+SERIES_WORD = re.compile(r"(?<![\w$^\-])([A-Z][A-Z0-9]{1,24})(?!\w)")
+# "the FAKECOIN token", "coin XYZ": a symbol named as a token, known or not
+NAMED_TOKEN = re.compile(
+    r"\b([A-Z][A-Z0-9]{1,14}) (?:token|coin|stablecoin)s?\b|\b(?:token|coin) ([A-Z][A-Z0-9]{1,14})\b"
+)
+# "FRED series ABC123", "series id XYZ": an id named as a series, known or not
+NAMED_SERIES = re.compile(r"\b(?:FRED )?series (?:id )?([A-Z][A-Z0-9_]{2,24})\b")
 CASHTAG = re.compile(r"(?<![A-Za-z0-9])\$([A-Za-z][A-Za-z0-9]{0,5}(?:[.\-][A-Za-z]{1,2})?)(?!\w)")
 CARET = re.compile(r"(?<![A-Za-z0-9])\^(GSPC|SPX|VIX)\b", re.IGNORECASE)
 # \w (any script) at the edges: "NVDА" with a Cyrillic А is not the ETF "NVD" followed by a letter.
