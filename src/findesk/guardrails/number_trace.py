@@ -229,6 +229,11 @@ def _sentence_at(text: str, breaks: list[tuple[int, int]], pos: int) -> str:
     return sentence if len(sentence) <= _CLIP else sentence[: _CLIP - 1] + "…"
 
 
+def count_numbers(text: str) -> int:
+    """How many numbers of the data the text states (the ones ``untraced_numbers`` would check)."""
+    return sum(not w.skip for _s, _e, w in _numbers_in(text)) if isinstance(text, str) else 0
+
+
 def untraced_numbers(text: str, pool: NumberPool) -> list[UntracedNumber]:
     """Each number in ``text`` that no value in ``pool`` explains, in order of appearance."""
     if not isinstance(text, str):

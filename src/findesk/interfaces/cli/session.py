@@ -119,6 +119,12 @@ def emit_json(session: Session | None, data: Any) -> None:
     print(json.dumps(payload, ensure_ascii=False, indent=2))
 
 
+def emit_object(data: Any) -> None:
+    """One JSON object on stdout as it is, without the ``data`` envelope, for a command whose output
+    is itself the documented object (``findesk eval guard --json``)."""
+    print(json.dumps(_plain(data), ensure_ascii=False, indent=2))
+
+
 def _plain(data: Any) -> Any:
     from pydantic import BaseModel
 

@@ -19,6 +19,8 @@ from typing import Any
 from findesk.agents.runtime import ModelResolver
 from findesk.agents.runtime.outcome import RequestedMode
 from findesk.core.config import Settings
+from findesk.core.events.model import Event
+from findesk.core.events.trace import MemorySink, Sink
 from findesk.core.result import Err, Ok, Result
 from findesk.data.context import DataContext, resolve_context
 from findesk.tools.base import ToolContext
@@ -36,6 +38,7 @@ class CaseRun:
     result: CaseResult
     report: ResearchReport | None
     seconds: float
+    events: tuple[Event, ...] = ()  # the run's events (its tool results: what ``eval hallucination`` reads)
 
 
 async def run_case(
@@ -46,9 +49,10 @@ async def run_case(
     *,
     mode: RequestedMode = "deterministic",
     models: ModelResolver | None = None,
+    sinks: Sequence[Sink] = (),
 ) -> Result[ResearchReport]:
     """One case's question through the desk (``context``: the snapshot at the case's as-of date), as
-    the evaluation user."""
+    the evaluation user; ``sinks`` receive the run's events."""
     from findesk.workflows.research.spec import SPEC
 
     done: Result[Any] = await run_workflow(
@@ -59,6 +63,7 @@ async def run_case(
         mode=mode,
         models=models,
         tools=tools,
+        sinks=sinks,
     )
     return done if isinstance(done, Err) else Ok(done.value.report)
 
@@ -85,7 +90,10 @@ async def run_cases(
             if isinstance(context, Err):
                 return context
             began = time.perf_counter()
-            done = await run_case(case, settings, context.value, tools.value, mode=mode, models=models)
+            sink = MemorySink()
+            done = await run_case(
+                case, settings, context.value, tools.value, mode=mode, models=models, sinks=[sink]
+            )
             seconds = time.perf_counter() - began
             if isinstance(done, Err):
                 failed = CaseResult(
@@ -93,7 +101,7 @@ async def run_cases(
                 )
                 out.append(CaseRun(case, failed, None, seconds))
                 continue
-            out.append(CaseRun(case, score(case, done.value), done.value, seconds))
+            out.append(CaseRun(case, score(case, done.value), done.value, seconds, tuple(sink.events)))
     finally:
         await close_tool_context(tools.value)
     return Ok(out)
