@@ -32,7 +32,9 @@ class ToolCallRecord(BaseModel):
     status: str  # "ok" or the error code
     latency_ms: float
     cached: bool = False
-    summary: str  # first line of the tool's summary or its error
+    summary: str  # first line of the tool's summary or its error, and what was quarantined
+    # passages withheld as likely prompt injection: "<where>: <reasons>" (the text is in the audit log)
+    quarantined: list[str] = []
 
 
 class AgentRecord(BaseModel):
@@ -57,6 +59,14 @@ def tool_calls(events: Sequence[Event]) -> list[ToolCallRecord]:
             continue
         done = results.get(event.id)
         result = done.data if done is not None and isinstance(done.data, ToolResultReady) else None
+        held = (
+            [f"{q.get('path') or 'result'}: {', '.join(q.get('reasons') or [])}" for q in result.quarantined]
+            if result
+            else []
+        )
+        first = clip(result.summary.split("\n", 1)[0], SUMMARY_CHARS) if result is not None else ""
+        if held:  # first, so a clipped trace line still says it
+            first = f"⚠ {len(held)} passage(s) quarantined as likely prompt injection ({held[0]}) · {first}"
         records.append(
             ToolCallRecord(
                 agent=event.agent or "",
@@ -67,7 +77,8 @@ def tool_calls(events: Sequence[Event]) -> list[ToolCallRecord]:
                 else ("ok" if result.ok else result.error_code or "error"),
                 latency_ms=result.latency_ms if result is not None else 0.0,
                 cached=result.cached if result is not None else False,
-                summary=clip(result.summary.split("\n", 1)[0], SUMMARY_CHARS) if result is not None else "",
+                summary=first,
+                quarantined=held,
             )
         )
     return records

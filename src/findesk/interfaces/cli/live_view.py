@@ -57,7 +57,8 @@ def describe(event: Event, summary_chars: int = 100) -> tuple[str, str] | None:
     if isinstance(d, ToolResultReady):
         cached = " (cached)" if d.cached else ""
         if d.ok:
-            text = f"✓ {d.name} {duration_ms(d.latency_ms)}{cached} — {d.summary}"
+            held = f" ⚠ {len(d.quarantined)} passage(s) quarantined" if d.quarantined else ""
+            text = f"✓ {d.name} {duration_ms(d.latency_ms)}{cached}{held} — {d.summary}"
             return clip_line(text, summary_chars + 40), "green"
         text = f"✗ {d.name} {duration_ms(d.latency_ms)}{cached} — {d.error_code or 'error'}: {d.summary}"
         return clip_line(text, summary_chars + 40), "red"
