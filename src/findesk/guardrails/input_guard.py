@@ -10,6 +10,8 @@ Rules this module keeps:
 - Refusals are ``REFUSED`` with one message that says what findesk will do instead; an over-long
   text is ``INVALID_INPUT``. A refusal carries the detector's reasons (rule families, classifier
   score) for the audit, not the text.
+- A message that only the classifier flags (no rule family) and that the topic check recognises as
+  off topic is an ordinary question, not an attack: it is declined as off topic.
 """
 
 from __future__ import annotations
@@ -65,7 +67,10 @@ def guard_text(
     cleaned = redact(stripped)
     kinds = cleaned.kinds
     verdict = screen_input(cleaned.text)
-    if verdict.flagged:
+    # the classifier was trained on off-topic payloads ("Explain the theory of relativity."), so alone it
+    # cannot tell one typed by a user from one planted in a passage; the topic check declines it below
+    ordinary = verdict.reasons == ["classifier"] and off_topic(cleaned.text, known=known)
+    if verdict.flagged and not ordinary:
         return err(
             ErrorCode.REFUSED, INJECTION_REFUSAL, detector=", ".join(verdict.reasons), score=verdict.score
         )

@@ -64,6 +64,14 @@ _OFF_TOPIC = re.compile(
 )
 
 
+# Creative writing is out of scope even about a market subject: findesk does not write poems
+_CREATIVE = re.compile(
+    r"\b(?:write|compose|tell|make up|create|give|generate|sing|draft|rhyme)(?: \w+){0,3} (?:poem|poems"
+    r"|poetry|haiku|haikus|limerick|sonnet|song|lyrics|rap|joke|jokes|riddle|fairy tale|bedtime story"
+    r"|screenplay|short story)\b"
+)
+
+
 def has_anchor(text: str, known: Callable[[str], bool] | None = None) -> bool:
     """Whether the text is about markets: a finance word, a ticker-like symbol, a figure, or a name the
     caller knows (``known`` gets the folded text)."""
@@ -79,6 +87,10 @@ def has_anchor(text: str, known: Callable[[str], bool] | None = None) -> bool:
 
 def off_topic(text: str, *, known: Callable[[str], bool] | None = None, strict: bool = False) -> bool:
     """Whether to decline the text as outside findesk's scope (see the module's rules)."""
-    if not isinstance(text, str) or not text.strip() or has_anchor(text, known):
+    if not isinstance(text, str) or not text.strip():
+        return False
+    if _CREATIVE.search(fold(text)):
+        return True
+    if has_anchor(text, known):
         return False
     return strict or bool(_OFF_TOPIC.search(fold(text)))

@@ -71,6 +71,15 @@ RULES: tuple[Rule, ...] = (
         "instruction_override",
         r"\binstead of (?:answering|summari[sz]ing|the (?:original|user s) (?:task|question))\b",
     ),
+    # the same order in the languages the advice guard reads (folded: accents gone)
+    _r(
+        "instruction_override",
+        r"\b(?:ignora|olvida|omite) (?:todas |todos )?(?:las |los )?(?:instrucciones|reglas|indicaciones)"
+        r"|\b(?:ignoriere|vergiss|missachte) (?:alle )?(?:vorherigen |bisherigen |obigen )?(?:anweisungen"
+        r"|regeln|instruktionen)|\b(?:ignore[zr]?|oublie[zr]?) (?:toutes )?(?:les )?(?:instructions|consignes"
+        r"|regles)|\b(?:ignora|dimentica) (?:tutte )?(?:le )?(?:istruzioni|regole)|\b(?:ignore|ignora|esqueca)"
+        r" (?:todas )?(?:as )?(?:instrucoes|regras)",
+    ),
     # a persona with no limits: DAN, STAN, DUDE, developer mode, jailbreak
     _r(
         "jailbreak",
@@ -110,11 +119,14 @@ RULES: tuple[Rule, ...] = (
         r"|assistant|model|chatbot)\b",
     ),
     # asking for the hidden prompt
-    # "initial prompt", "first message" are ordinary words in a post; from a user they ask for ours
+    # "initial prompt", "first message" are ordinary words in a post; from a user they ask for ours ("your
+    # initial instructions"), but "the first instructions the Fed gave banks" is about someone else's
     _r(
         "prompt_extraction",
-        r"\b(?:initial|original|starting|first|internal|pre ?prompt|base) (?:prompt|message|instructions?"
-        r"|directives?)\b(?!\s+(?:to form|for form))",
+        r"\byour (?:initial|original|starting|first|internal|base) (?:prompt|message|instructions?"
+        r"|directives?)\b|\b(?:initial|original|starting|pre) prompt\b|\bthe (?:initial|original|starting"
+        r"|first|internal|base) (?:prompt|message|instructions?|directives?)\b(?! (?:the|of|from|by|that"
+        r"|which|to|for|a|an|in|on|at|issued|sent)\b)",
         "input",
     ),
     _r(
@@ -196,9 +208,10 @@ RULES: tuple[Rule, ...] = (
         "passage",
     ),
     # text posing as a chat turn or speaking to the model that reads it
+    # a sentence end needs its space: "NexTech3D.ai: Detailed Analysis" is a domain name, not a chat turn
     _r(
         "role_markup",
-        r"(?:^|[\n.!?] ?)(?:system|assistant|ai|user|human|developer) ?(?:message|prompt)? ?:(?= )"
+        r"(?:^|[\n.!?] )(?:system|assistant|ai|user|human|developer) ?(?:message|prompt)? ?:(?= )"
         r"|\bim_(?:start|end)\b|\[/?inst\]|###\s*(?:instruction|system)",
         "passage",
     ),
