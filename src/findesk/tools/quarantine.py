@@ -36,7 +36,21 @@ CHUNK_CHARS = 1_500
 _PARAGRAPH = re.compile(r"(\n\s*\n|\n)")
 _SENTENCE_GAP = re.compile(r"(?<=[.!?])(\s+)")
 OWN_FIELDS = frozenset(
-    {"query", "ticker", "symbol", "url", "key", "label", "citation", "id", "cik", "form", "item", "as_of", "source"}
+    {
+        "query",
+        "ticker",
+        "symbol",
+        "url",
+        "key",
+        "label",
+        "citation",
+        "id",
+        "cik",
+        "form",
+        "item",
+        "as_of",
+        "source",
+    }
 )
 
 

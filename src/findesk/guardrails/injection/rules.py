@@ -77,8 +77,8 @@ RULES: tuple[Rule, ...] = (
         r"\b(?:ignora|olvida|omite) (?:todas |todos )?(?:las |los )?(?:instrucciones|reglas|indicaciones)"
         r"|\b(?:ignoriere|vergiss|missachte) (?:alle )?(?:vorherigen |bisherigen |obigen )?(?:anweisungen"
         r"|regeln|instruktionen)|\b(?:ignore[zr]?|oublie[zr]?) (?:toutes )?(?:les )?(?:instructions|consignes"
-        r"|regles)|\b(?:ignora|dimentica) (?:tutte )?(?:le )?(?:istruzioni|regole)|\b(?:ignore|ignora|esqueca)"
-        r" (?:todas )?(?:as )?(?:instrucoes|regras)",
+        r"|regles)|\b(?:ignora|dimentica) (?:tutte )?(?:le )?(?:istruzioni|regole)"
+        r"|\b(?:ignore|ignora|esqueca) (?:todas )?(?:as )?(?:instrucoes|regras)",
     ),
     # a persona with no limits: DAN, STAN, DUDE, developer mode, jailbreak
     _r(
