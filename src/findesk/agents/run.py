@@ -21,6 +21,7 @@ from findesk.core.llm.chain import ModelChain
 from findesk.core.llm.factory import model_chain
 from findesk.core.result import Err, ErrorCode, Ok, Result, validation_reason
 from findesk.data.symbols import normalize_symbol
+from findesk.guardrails.input_guard import guard_text
 from findesk.tools.base import ToolContext, ToolRegistry
 from findesk.tools.catalog import default_registry
 
@@ -56,14 +57,27 @@ def parse_inputs(role: Role[Any, Any], raw: dict[str, Any]) -> Result[BaseModel]
         inputs = role.input_schema.model_validate(raw)
     except ValidationError as exc:
         return Err(ErrorCode.INVALID_INPUT, f"{role.name}: {validation_reason(exc, limit=1)}")
-    return check_scope(inputs).map(lambda _: inputs)
+    return check_scope(inputs)  # the checked inputs: a question with its personal data replaced
+
+
+_TEXT_FIELDS = ("question", "query")
 
 
 def check_scope(inputs: BaseModel) -> Result[BaseModel]:
-    """A ``symbol`` input must be a US listing: anything else is refused before any tool runs."""
+    """A ``symbol`` input must be a US listing, and a free-text ``question`` or ``query`` goes through the
+    input guard (PII redacted, injection, misconduct, advice and off-topic refused): anything else is
+    refused before any tool runs."""
     symbol = getattr(inputs, "symbol", None)
     if isinstance(symbol, str):
         checked = normalize_symbol(symbol)
         if isinstance(checked, Err):
             return checked
-    return Ok(inputs)
+    updates: dict[str, str] = {}
+    for name in _TEXT_FIELDS:
+        text = getattr(inputs, name, None)
+        if isinstance(text, str) and text.strip():
+            guarded = guard_text(text, what=name)
+            if isinstance(guarded, Err):
+                return guarded
+            updates[name] = guarded.value.text
+    return Ok(inputs.model_copy(update=updates) if updates else inputs)
