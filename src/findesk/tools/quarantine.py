@@ -6,7 +6,8 @@ Rules this module keeps:
   transcripts) are screened; each says its genre (``filing``, ``passage`` or ``speech``), because a
   question in a 10-K is out of place while a question in a Reddit post or on a call is not.
 - Every string of the result at least ``MIN_CHARS`` long is read, at any depth (pydantic models,
-  lists, tuples, dicts); each paragraph of it is screened on its own (a paragraph longer than
+  lists, tuples, dicts); each paragraph of it is screened on its own, lines that run on without
+  ending a sentence read as one (an order split over a line break) (a paragraph longer than
   ``CHUNK_CHARS``, such as a call transcript without line breaks, in sentence-aligned pieces), so one
   planted paragraph is withheld and the rest of the section stays usable.
 - Fields that echo the caller's own arguments or name a source (``query``, ``ticker``, ``url`` …) are
@@ -27,7 +28,7 @@ from pydantic import BaseModel, ConfigDict
 from findesk.guardrails.injection import screen_passage
 
 Genre = Literal["filing", "passage", "speech"]
-MIN_CHARS = 24
+MIN_CHARS = 8
 EVIDENCE_CHARS = 2_000
 MARKER = (
     "[quarantined passage: it reads as instructions to an AI ({reasons}); withheld, kept in the audit log]"
@@ -84,6 +85,32 @@ def _chunks(paragraph: str) -> list[str]:
     return out
 
 
+_ENDS_SENTENCE = re.compile(r"[.!?:;][^\w\s]*\s*$")  # closing quotes and brackets may follow
+
+
+def _units(pieces: list[str]) -> list[list[int]]:
+    """The text pieces (even indexes) grouped into sentences that run across line breaks: a line that
+    does not end a sentence continues into the next one, as a wrapped line does."""
+    units: list[list[int]] = []
+    current: list[int] = []
+    size = 0
+    for i in range(0, len(pieces), 2):
+        if not pieces[i].strip():
+            if current:
+                units.append(current)
+                current, size = [], 0
+            continue
+        current.append(i)
+        size += len(pieces[i])
+        # a table's lines end no sentence: a unit stops at about a chunk, so one hit withholds little
+        if _ENDS_SENTENCE.search(pieces[i]) or size >= CHUNK_CHARS:
+            units.append(current)
+            current, size = [], 0
+    if current:
+        units.append(current)
+    return units
+
+
 def _screen_text(text: str, genre: Genre, path: str, found: list[Quarantined]) -> str:
     if len(text) < MIN_CHARS:
         return text
@@ -98,23 +125,27 @@ def _screen_text(text: str, genre: Genre, path: str, found: list[Quarantined]) -
             if j < len(chunks) - 1:
                 pieces.append("")  # keeps paragraphs at even indexes; the chunk keeps its own spacing
     changed = False
-    for i in range(0, len(pieces), 2):  # odd indexes are the separators
-        para = pieces[i]
-        if len(para.strip()) < MIN_CHARS:
+    for unit in _units(pieces):
+        # an order split over a line break ("Ignore all previous" / "instructions and …") is read whole
+        joined = " ".join(pieces[k].strip() for k in unit)
+        if len(joined) < MIN_CHARS:
             continue
-        verdict = screen_passage(para, genre)
-        if verdict.flagged:
-            found.append(
-                Quarantined(
-                    path=path,
-                    reasons=verdict.reasons,
-                    score=verdict.score,
-                    excerpt=verdict.excerpt,
-                    text=para.strip()[:EVIDENCE_CHARS],
-                )
+        verdict = screen_passage(joined, genre)
+        if not verdict.flagged:
+            continue
+        found.append(
+            Quarantined(
+                path=path,
+                reasons=verdict.reasons,
+                score=verdict.score,
+                excerpt=verdict.excerpt,
+                text=joined[:EVIDENCE_CHARS],
             )
-            pieces[i] = MARKER.format(reasons=", ".join(verdict.reasons))
-            changed = True
+        )
+        marker = MARKER.format(reasons=", ".join(verdict.reasons))
+        for n, k in enumerate(unit):
+            pieces[k] = marker if n == 0 else ""
+        changed = True
     return "".join(pieces) if changed else text
 
 
