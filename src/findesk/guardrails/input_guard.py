@@ -26,8 +26,9 @@ from findesk.guardrails.conduct import REFUSAL as CONDUCT_REFUSAL
 from findesk.guardrails.conduct import misconduct
 from findesk.guardrails.injection import screen_input
 from findesk.guardrails.pii import PiiKind, redact
-from findesk.guardrails.scope import DECLINE, off_topic
+from findesk.guardrails.scope import DECLINE, has_anchor, off_topic
 
+CERTAIN = 0.99  # the classifier's score that refuses a market question with no rule behind it
 INJECTION_REFUSAL = (
     "This reads as an attempt to change findesk's instructions or to see its configuration (prompt "
     "injection or jailbreak), so it is refused. findesk only answers research questions about US "
@@ -69,7 +70,11 @@ def guard_text(
     verdict = screen_input(cleaned.text)
     # the classifier was trained on off-topic payloads ("Explain the theory of relativity."), so alone it
     # cannot tell one typed by a user from one planted in a passage; the topic check declines it below
-    ordinary = verdict.reasons == ["classifier"] and off_topic(cleaned.text, known=known)
+    only_classifier = verdict.reasons == ["classifier"]
+    ordinary = only_classifier and off_topic(cleaned.text, known=known)
+    # a market question with a wish about the reply ("… In your answer, use percentages.") scores high
+    # on its own words; the classifier alone refuses it only when it is all but certain
+    ordinary = ordinary or (only_classifier and verdict.score < CERTAIN and has_anchor(cleaned.text, known))
     if verdict.flagged and not ordinary:
         return err(
             ErrorCode.REFUSED, INJECTION_REFUSAL, detector=", ".join(verdict.reasons), score=verdict.score
