@@ -85,7 +85,7 @@ def _chunks(paragraph: str) -> list[str]:
     return out
 
 
-_ENDS_SENTENCE = re.compile(r"[.!?:;][^\w\s]*\s*$")  # closing quotes and brackets may follow
+_ENDS_SENTENCE = re.compile(r"[.!?:;…][^\w\s]*\s*$")  # closing quotes and brackets may follow
 
 
 def _units(pieces: list[str]) -> list[list[int]]:
