@@ -22,7 +22,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from findesk.core.result import ErrorCode, Ok, Result, err
+from findesk.core.result import Err, ErrorCode, Ok, Result, err
 from findesk.guardrails.advice_patterns import advice_phrase
 
 MAX_INPUT_CHARS = 2_000
@@ -48,15 +48,22 @@ class AdviceFinding(BaseModel):
     sentence: str  # the sentence containing it (clipped to 240)
 
 
+def too_long(stripped: str, what: str = "request") -> Err | None:
+    """``invalid_input`` when the text is over the input cap, saying by how much; else None."""
+    if len(stripped) <= MAX_INPUT_CHARS:
+        return None
+    return err(
+        ErrorCode.INVALID_INPUT,
+        f"the {what} is {len(stripped):,} characters long; the cap is {MAX_INPUT_CHARS:,}. "
+        "Shorten it and ask again.",
+    )
+
+
 def check_request(text: str) -> Result[str]:
     """Ok(stripped text), or Err INVALID_INPUT (too long) / REFUSED (asks for investment advice)."""
     stripped = text.strip() if isinstance(text, str) else ""
-    if len(stripped) > MAX_INPUT_CHARS:
-        return err(
-            ErrorCode.INVALID_INPUT,
-            f"the request is {len(stripped):,} characters long; the cap is {MAX_INPUT_CHARS:,}. "
-            "Shorten it and ask again.",
-        )
+    if (long := too_long(stripped)) is not None:
+        return long
     if (phrase := advice_phrase(stripped)) is not None:
         return err(ErrorCode.REFUSED, REFUSAL, matched=phrase)
     return Ok(stripped)

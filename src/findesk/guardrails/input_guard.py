@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pydantic import BaseModel, ConfigDict, Field
 
 from findesk.core.result import Err, ErrorCode, Ok, Result, err
-from findesk.guardrails.advice import MAX_INPUT_CHARS, check_request
+from findesk.guardrails.advice import check_request, too_long
 from findesk.guardrails.conduct import REFUSAL as CONDUCT_REFUSAL
 from findesk.guardrails.conduct import misconduct
 from findesk.guardrails.injection import screen_input
@@ -59,12 +59,8 @@ def guard_text(
     question naming one is in scope; ``strict_topic``: decline a question with no finance anchor at all
     (a workflow that cannot carry a subject over from a session)."""
     stripped = text.strip() if isinstance(text, str) else ""
-    if len(stripped) > MAX_INPUT_CHARS:
-        return Err(
-            ErrorCode.INVALID_INPUT,
-            f"the {what} is {len(stripped):,} characters long; the cap is {MAX_INPUT_CHARS:,}. "
-            "Shorten it and ask again.",
-        )
+    if (long := too_long(stripped, what)) is not None:
+        return long
     cleaned = redact(stripped)
     kinds = cleaned.kinds
     verdict = screen_input(cleaned.text)

@@ -13,6 +13,7 @@ Rules:
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,23 @@ def _group() -> None:
     """Evaluate the desks (a group, so more evaluations can join ``golden``)."""
 
 
+def _categories(only: str | None, known: Sequence[str], as_json: bool) -> set[str]:
+    """The categories ``--only`` names; an unknown one is ``invalid_input`` (exit 2) naming the known
+    ones, checked before anything runs (a typo would otherwise run no case and fail as "0/0")."""
+    wanted = {c.strip() for c in (only or "").split(",") if c.strip()}
+    unknown = sorted(wanted.difference(known))
+    if unknown:
+        ses.fail(
+            Err(
+                ErrorCode.INVALID_INPUT,
+                f"unknown categor{'ies' if len(unknown) > 1 else 'y'} {', '.join(unknown)} in --only: "
+                f"the categories are {', '.join(known)}",
+            ),
+            as_json,
+        )
+    return wanted
+
+
 @eval_app.command("golden")
 def golden(
     cases: Path | None = typer.Option(None, "--cases", help="Cases file (default: the built-in 32 cases)."),
@@ -44,18 +62,7 @@ def golden(
     from findesk.workflows.research.evaluate import run_cases
     from findesk.workflows.research.golden import CASES_FILE, CATEGORIES, load_cases, summarize
 
-    wanted = {c.strip() for c in (only or "").split(",") if c.strip()}
-    unknown = sorted(wanted.difference(CATEGORIES))
-    if unknown:
-        # checked first: a typo would otherwise run no case and fail as "overall 0/0"
-        ses.fail(
-            Err(
-                ErrorCode.INVALID_INPUT,
-                f"unknown categor{'ies' if len(unknown) > 1 else 'y'} {', '.join(unknown)} in --only: "
-                f"the categories are {', '.join(CATEGORIES)}",
-            ),
-            as_json,
-        )
+    wanted = _categories(only, CATEGORIES, as_json)
     settings = ses.load(as_json)
     loaded = ses.unwrap(load_cases(cases.expanduser() if cases else CASES_FILE), as_json)
     if wanted:
@@ -148,17 +155,7 @@ def redteam(
         summarize,
     )
 
-    wanted = {c.strip() for c in (only or "").split(",") if c.strip()}
-    unknown = sorted(wanted.difference(CATEGORIES))
-    if unknown:
-        ses.fail(
-            Err(
-                ErrorCode.INVALID_INPUT,
-                f"unknown categories {', '.join(unknown)} in --only: the categories "
-                f"are {', '.join(CATEGORIES)}",
-            ),
-            as_json,
-        )
+    wanted = _categories(only, CATEGORIES, as_json)
     settings = ses.load(as_json)
     loaded = ses.unwrap(load_cases(cases.expanduser() if cases else CASES_FILE), as_json)
     if wanted:

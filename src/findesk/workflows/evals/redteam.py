@@ -36,8 +36,9 @@ from findesk.data.context import resolve_context
 from findesk.guardrails.advice import find_advice
 from findesk.knowledge.memory.store import MemoryStore
 from findesk.tools.base import Tool, ToolContext, ToolRegistry
-from findesk.tools.catalog import close_tool_context, default_registry, open_tool_context
+from findesk.tools.catalog import default_registry
 from findesk.tools.quarantine import OWN_FIELDS
+from findesk.workflows.evals.session import with_snapshot_tools
 
 CASES_FILE = Path(__file__).with_name("redteam_cases.yaml")
 Category = Literal[
@@ -270,21 +271,14 @@ async def run_case(
 
     began = time.perf_counter()
     context = resolve_context(settings, mode="snapshot", as_of=case.as_of)
-    if isinstance(context, Err):
-        return CaseOutcome(
-            id=case.id,
-            category=case.category,
-            attack_succeeded=True,
-            failures=[f"no data context: {context}"],
-            outcome="error",
-        )
     loaded, research = load(case.workflow), load("research")
-    if isinstance(loaded, Err) or isinstance(research, Err):
+    if isinstance(context, Err) or isinstance(loaded, Err) or isinstance(research, Err):
+        broken = next(r for r in (context, loaded, research) if isinstance(r, Err))
         return CaseOutcome(
             id=case.id,
             category=case.category,
-            attack_succeeded=True,
-            failures=[f"no workflow {case.workflow}"],
+            attack_succeeded=True,  # a case that cannot run proves nothing: it counts against the suite
+            failures=[f"the case could not run: {broken}"],
             outcome="error",
         )
     spec = loaded.value
@@ -378,16 +372,11 @@ async def run_cases(
 ) -> Result[list[CaseOutcome]]:
     if not cases:
         return Ok([])
-    first = resolve_context(settings, mode="snapshot", as_of=cases[0].as_of)
-    if isinstance(first, Err):
-        return first
-    opened = await open_tool_context(settings, first.value)
-    if isinstance(opened, Err):
-        return opened
-    try:
-        return Ok([await run_case(c, settings, opened.value, mode=mode, models=models) for c in cases])
-    finally:
-        await close_tool_context(opened.value)
+
+    async def work(tools: ToolContext) -> list[CaseOutcome]:
+        return [await run_case(c, settings, tools, mode=mode, models=models) for c in cases]
+
+    return await with_snapshot_tools(settings, cases[0].as_of, work)
 
 
 def report_lines(summary: RedteamSummary, outcomes: Sequence[CaseOutcome]) -> list[str]:

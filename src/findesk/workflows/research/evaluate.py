@@ -24,7 +24,7 @@ from findesk.core.events.trace import MemorySink, Sink
 from findesk.core.result import Err, Ok, Result
 from findesk.data.context import DataContext, resolve_context
 from findesk.tools.base import ToolContext
-from findesk.tools.catalog import close_tool_context, open_tool_context
+from findesk.workflows.evals.session import with_snapshot_tools
 from findesk.workflows.research.golden import CaseResult, GoldenCase, score
 from findesk.workflows.research.models import ResearchReport
 from findesk.workflows.runner import run_workflow
@@ -77,14 +77,9 @@ async def run_cases(
 ) -> Result[list[CaseRun]]:
     if not cases:
         return Ok([])
-    first = resolve_context(settings, mode="snapshot", as_of=cases[0].as_of)
-    if isinstance(first, Err):
-        return first
-    tools = await open_tool_context(settings, first.value)
-    if isinstance(tools, Err):
-        return tools
-    out: list[CaseRun] = []
-    try:
+
+    async def work(tools: ToolContext) -> Result[list[CaseRun]]:
+        out: list[CaseRun] = []
         for case in cases:
             context = resolve_context(settings, mode="snapshot", as_of=case.as_of)
             if isinstance(context, Err):
@@ -92,7 +87,7 @@ async def run_cases(
             began = time.perf_counter()
             sink = MemorySink()
             done = await run_case(
-                case, settings, context.value, tools.value, mode=mode, models=models, sinks=[sink]
+                case, settings, context.value, tools, mode=mode, models=models, sinks=[sink]
             )
             seconds = time.perf_counter() - began
             if isinstance(done, Err):
@@ -102,6 +97,7 @@ async def run_cases(
                 out.append(CaseRun(case, failed, None, seconds))
                 continue
             out.append(CaseRun(case, score(case, done.value), done.value, seconds, tuple(sink.events)))
-    finally:
-        await close_tool_context(tools.value)
-    return Ok(out)
+        return Ok(out)
+
+    ran = await with_snapshot_tools(settings, cases[0].as_of, work)
+    return ran.value if isinstance(ran, Ok) else ran
