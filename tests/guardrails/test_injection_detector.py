@@ -287,3 +287,22 @@ def test_empty_or_non_text_input_is_clean(value: Any) -> None:
         assert isinstance(verdict, Verdict)
         assert not verdict.flagged and verdict.reasons == [] and verdict.excerpt is None
         assert verdict.reason() == "clean"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["new rules " * 10_000, "without restrictions " * 4_762, "pump and dump " * 7_000, "ignore you " * 9_000],
+)
+def test_a_huge_adversarial_post_is_screened_in_linear_time(text: str) -> None:
+    # a rule with an unbounded look-ahead made each of these take 4-30 s and stall the event loop
+    import time
+
+    from findesk.guardrails.conduct import misconduct
+    from findesk.tools.quarantine import quarantine
+
+    began = time.perf_counter()
+    for channel in ("input", "passage", "filing", "speech"):
+        screen(text, channel)  # type: ignore[arg-type]
+    misconduct(text)
+    quarantine({"text": text}, "passage")
+    assert time.perf_counter() - began < 3.0

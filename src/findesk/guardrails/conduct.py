@@ -48,7 +48,7 @@ _PATTERNS = (
     r"|wash trade|corner)\b",
     r"\bhelp (?:me|us) (?:\w+ ){0,3}(?:pump|manipulate|spoof|front ?run|wash trade|launder|evade|dodge)\b",
     r"\b(?:pump and dump|pump n dump|pump it|pump (?:the|this|a) (?:stock|coin|token"
-    r"|price))\b(?= .*\b(?:me|i|we|us|our|my)\b)",
+    r"|price))\b(?=(?: \w+){0,15} (?:me|i|we|us|our|my)\b)",
     r"\b(?:write|draft|create|generate|make)(?: \w+){0,4} (?:fake|bot|sock ?puppet|misleading|false)"
     r" (?:posts?|reviews?|accounts?|news|rumou?rs?|tweets?|comments?)\b",
     r"\b(?:mix|tumble|mixer|tumbler|tornado cash)\b(?: \w+){0,6} (?:to|so) (?:hide|clean|obscure|break|"

@@ -65,7 +65,8 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "instruction_override",
-        r"\bnew (?:instructions?|rules?|task|directive)s? ?(?:are|is|follow)?\b(?=.*\b(?:you|your)\b)",
+        # bounded look-ahead (a window of words, not ".*"): long text is read in linear time
+        r"\bnew (?:instructions?|task|directive)s? ?(?:are|is|follow)?\b(?=(?: \w+){0,12} (?:you|your)\b)",
     ),
     _r(
         "instruction_override",
@@ -95,7 +96,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "jailbreak",
         r"\b(?:without|no) (?:any )?(?:restrictions|limitations|filters|censorship|ethical guidelines"
-        r"|moral(?:s| guidelines)|content polic(?:y|ies))\b(?=.*\b(?:you|your|ai|assistant|model)\b)",
+        r"|moral(?:s| guidelines)|content polic(?:y|ies))\b(?=(?: \w+){0,12} (?:you|your|ai|assistant|model)\b)",
     ),
     _r(
         "jailbreak",
