@@ -96,7 +96,8 @@ RULES: tuple[Rule, ...] = (
     _r(
         "jailbreak",
         r"\b(?:without|no) (?:any )?(?:restrictions|limitations|filters|censorship|ethical guidelines"
-        r"|moral(?:s| guidelines)|content polic(?:y|ies))\b(?=(?: \w+){0,12} (?:you|your|ai|assistant|model)\b)",
+        r"|moral(?:s| guidelines)|content polic(?:y|ies))\b"
+        r"(?=(?: \w+){0,12} (?:you|your|ai|assistant|model)\b)",
     ),
     _r(
         "jailbreak",
