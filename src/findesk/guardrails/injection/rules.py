@@ -255,9 +255,18 @@ _REQUEST_VERBS = (
 _OBJECT = (
     r"(?:the|a|an|me|us|your|my|our|this|these|that|those|every|all|each|any|some|how|why|what|who|when"
     r"|where|which|whether|if|it|them|him|her|vowels?|letters?|words?|spaces?|sentences?|numbers?|symbols?"
-    r"|emojis?|one|two|three|five|ten|\d+|up|down|out|in|to|with|about|for|on|from|by|into)"
+    r"|emojis?|one|two|three|five|ten|\d+)"
 )
-_REQUEST = re.compile(rf"^(?:{_REQUEST_VERBS}) {_OBJECT}\b")
+# verbs that are rarely nouns may also take a preposition ("Write about …", "Respond in French"); words
+# like "change", "plan", "search", "use" open filing lines as nouns ("Change in fair value …")
+_PURE_VERBS = (
+    "explain|describe|write|translate|tell|summari[sz]e|respond|reply|talk|speak|ignore|forget|pretend"
+    "|imagine|act|elaborate|brainstorm|rephrase|paraphrase"
+)
+_PREPOSITION = r"(?:about|in|to|with|for|on|into|like|as)"
+_REQUEST = re.compile(rf"^(?:(?:{_REQUEST_VERBS}) {_OBJECT}|(?:{_PURE_VERBS}) {_PREPOSITION})\b")
+# "Search: In October 2020 …", "Plan to Date Facilities | Severance | …": a label or a table row
+_LABEL = re.compile(r"^[•*\-–—\s]*[\w’' ]{1,30}:\s")
 _NOT_REQUEST = re.compile(
     r"^(?:see|refer|read|note|for (?:more|additional|further)|please (?:see|refer|read|note|consider"
     r"|review))\b"
@@ -280,6 +289,8 @@ def request_sentences(sentences: list[str]) -> list[str]:
             or _NOT_REQUEST.match(folded)
             or _HEADING.match(sentence.strip(" •*-–—\t"))
             or "-" in first
+            or "|" in sentence
+            or _LABEL.match(sentence)
         ):
             continue
         # an order opens a sentence with a capital; a lower-case opening is a line broken mid-sentence
