@@ -9,7 +9,7 @@ import time
 import pytest
 from mnemonic import Mnemonic
 
-from findesk.guardrails.pii import PiiHit, redact, removal_warnings, scrub_output
+from findesk.guardrails.pii import TOKENS, PiiHit, PiiKind, redact, removal_warnings, scrub_output
 
 # Public test vectors (BIP32/BIP39/Bitcoin wiki), not anyone's keys.
 WIF_UNCOMPRESSED = "5HueCGU8rMjxEXxiPuD5BDku4MkFqeZyd4dZ1jvhTVqvbTLvyTJ"
@@ -160,6 +160,87 @@ def test_a_valid_seed_phrase_with_a_stray_word_list_word_next_to_it_is_removed()
     )  # "cash" is a word-list word; the checksum picks the 12
 
 
+SEED_WORDS = _phrase(12).split()
+
+
+@pytest.mark.parametrize(
+    "phrase",
+    [
+        " ".join(f"{n}. {w}" for n, w in enumerate(SEED_WORDS, 1)),
+        "\n".join(f"{n}) {w}" for n, w in enumerate(SEED_WORDS, 1)),
+        " ".join(f"{n} - {w}" for n, w in enumerate(SEED_WORDS, 1)),
+        "\n".join(f"{n}. {w}" for n, w in enumerate(SEED_WORDS, 1)),
+        "-".join(SEED_WORDS),
+    ],
+)
+def test_numbered_and_hyphen_joined_seed_phrases_are_removed_with_their_numbers(phrase: str) -> None:
+    r = redact(f"Seed:\n{phrase}\nIs BTC up?")
+    assert r.text == "Seed:\n[seed phrase removed]\nIs BTC up?"
+    assert r.kinds == ["seed_phrase"]
+
+
+def test_a_numbered_run_of_13_words_right_after_recovery_words_is_removed() -> None:
+    numbered = " ".join(f"{n}. {w}" for n, w in enumerate([*SEED_WORDS, "zoo"], 1))
+    assert redact(f"recovery words: {numbered}").text == "recovery words: [seed phrase removed]"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"My wallet key: {HEX_KEY[2:]}",
+        f"the wallet key {HEX_KEY} is on a sticky note",
+        f"signing key: {HEX_KEY}",
+        f"Here is the key: {HEX_KEY} for my ETH account",
+        f"ethereum wallet, key={HEX_KEY[2:]}",
+        f"private-key {HEX_KEY}",
+        f"pk: {HEX_KEY}",
+        f"PK:{HEX_KEY[2:]}",
+    ],
+)
+def test_hex_private_keys_introduced_by_wallet_signing_key_or_pk_labels_are_removed(text: str) -> None:
+    key = HEX_KEY if HEX_KEY in text else HEX_KEY[2:]
+    _removed(text, key, "[private key removed]", "private_key")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"Cache key: {HEX_KEY[2:]} expired.",  # "key:" with no wallet word is a cache or API key
+        f"My wallet public key: {HEX_KEY[2:]}",
+        f"My wallet sent transaction {HEX_KEY} to the exchange.",
+        f"Row pk 7 points at transaction {HEX_KEY}.",  # "pk" not labelling the hex
+    ],
+)
+def test_a_64_hex_near_key_or_wallet_words_that_do_not_label_it_a_private_key_is_kept(text: str) -> None:
+    assert redact(text).found == []
+
+
+@pytest.mark.parametrize(
+    "text, value, kind",
+    [
+        ("My SSN is 123.45.6789, what's my bracket?", "123.45.6789", "ssn"),
+        ("Social security no. 078.05.1120 on file.", "078.05.1120", "ssn"),
+        ("Paid with 4111.1111.1111.1111 last week.", "4111.1111.1111.1111", "card_number"),
+        ("Card 5555.5555.5555.4444, expiry 09/27.", "5555.5555.5555.4444", "card_number"),
+    ],
+)
+def test_ssns_and_card_numbers_written_with_dots_are_removed(text: str, value: str, kind: PiiKind) -> None:
+    _removed(text, value, TOKENS[kind], kind)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Build 123.45.6789 of the model shipped with the 10-Q.",  # no SSN word: it reads as a number
+        "SSN is 666.45.6789 per the form.",  # area 666 is never issued
+        "SSN is 123.00.6789 per the form.",  # group 00 is never issued
+        "Card 4111.1111.1111.1112 fails the Luhn check.",
+    ],
+)
+def test_dotted_numbers_that_are_not_an_ssn_or_a_valid_card_are_kept(text: str) -> None:
+    assert redact(text).found == []
+
+
 def test_hits_name_the_kind_and_span_but_never_hold_the_value() -> None:
     text = "Email jane.doe@example.com, SSN 123-45-6789."
     r = redact(text)
@@ -246,6 +327,10 @@ def test_the_desks_figures_and_identifiers_are_kept(text: str) -> None:
         " ".join(["abandon"] * 11),
         " ".join(["abandon"] * 13),  # no seed word before it, and no 12 of it have a valid checksum
         f"{WIF_UNCOMPRESSED}x is not a key",
+        " ".join(f"{n}. {w}" for n, w in enumerate(SEED_WORDS[:11], 1)),  # numbered, but one word short
+        "-".join(SEED_WORDS[:11]),
+        # twelve numbered items, but "revenue" is no word-list word: two short runs, not a phrase
+        " ".join(f"{n}. {w}" for n, w in enumerate([*SEED_WORDS[:5], "revenue", *SEED_WORDS[6:]], 1)),
     ],
 )
 def test_lookalikes_that_fail_the_checks_are_kept(text: str) -> None:

@@ -10,8 +10,9 @@ Rules this module keeps:
 - Refusals are ``REFUSED`` with one message that says what findesk will do instead; an over-long
   text is ``INVALID_INPUT``. A refusal carries the detector's reasons (rule families, classifier
   score) for the audit, not the text.
-- A message that only the classifier flags (no rule family) and that the topic check recognises as
-  off topic is an ordinary question, not an attack: it is declined as off topic.
+- A message that only the classifier flags (no rule family) is refused as injection only when the
+  classifier is all but certain (``CERTAIN``); below that it is an ordinary message (declined if the
+  topic check finds it off topic, answered otherwise): the rules carry the recall on input.
 """
 
 from __future__ import annotations
@@ -26,9 +27,9 @@ from findesk.guardrails.conduct import REFUSAL as CONDUCT_REFUSAL
 from findesk.guardrails.conduct import misconduct
 from findesk.guardrails.injection import screen_input
 from findesk.guardrails.pii import PiiKind, redact
-from findesk.guardrails.scope import DECLINE, has_anchor, off_topic
+from findesk.guardrails.scope import DECLINE, off_topic
 
-CERTAIN = 0.99  # the classifier's score that refuses a market question with no rule behind it
+CERTAIN = 0.99  # the classifier's score that refuses a message with no rule behind it
 INJECTION_REFUSAL = (
     "This reads as an attempt to change findesk's instructions or to see its configuration (prompt "
     "injection or jailbreak), so it is refused. findesk only answers research questions about US "
@@ -67,10 +68,10 @@ def guard_text(
     # the classifier was trained on off-topic payloads ("Explain the theory of relativity."), so alone it
     # cannot tell one typed by a user from one planted in a passage; the topic check declines it below
     only_classifier = verdict.reasons == ["classifier"]
-    ordinary = only_classifier and off_topic(cleaned.text, known=known)
-    # a market question with a wish about the reply ("… In your answer, use percentages.") scores high
-    # on its own words; the classifier alone refuses it only when it is all but certain
-    ordinary = ordinary or (only_classifier and verdict.score < CERTAIN and has_anchor(cleaned.text, known))
+    # the classifier was trained on payloads meant for passages: typed by a user, "Explain the theory of
+    # relativity." is only off topic (declined below), and a wish about the reply ("In your answer, use
+    # percentages.") scores high on its own words; alone it refuses only when it is all but certain
+    ordinary = only_classifier and (verdict.score < CERTAIN or off_topic(cleaned.text, known=known))
     if verdict.flagged and not ordinary:
         return err(
             ErrorCode.REFUSED, INJECTION_REFUSAL, detector=", ".join(verdict.reasons), score=verdict.score

@@ -8,14 +8,19 @@ Rules this module keeps:
 - Each value is replaced by a token naming what was removed (``[email removed]``), so the sentence
   still reads and the reader knows something was there.
 - Kinds (``PiiKind``): email addresses; phone numbers (US with area code, international with "+");
-  payment card numbers (13–19 digits grouped like a card, or ungrouped with a card network's prefix
-  and length, only when the Luhn check passes); US SSNs (ddd-dd-dddd or ddd dd dddd in the valid
-  area/group/serial ranges, a bare 9-digit run only next to "SSN"/"social security"); bank accounts
+  payment card numbers (13–19 digits grouped like a card with spaces, dashes or dots, or ungrouped with
+  a card network's prefix and length, only when the Luhn check passes); US SSNs (ddd-dd-dddd or
+  ddd dd dddd in the valid area/group/serial ranges; ddd.dd.dddd or a bare 9-digit run only next to
+  "SSN"/"social security", since without the word they read as a number); bank accounts
   (IBANs whose mod-97 check passes; 6–17 digits a few words after "account", "acct", "a/c",
-  "routing", "IBAN"); wallet private keys (64 hex only when nearby words say private key, secret or
-  privkey; WIF keys; xprv-style extended keys); BIP39 seed phrases (a run of exactly 12/15/18/21/24
-  word-list words, a run of 12+ right after "seed", "mnemonic", "recovery phrase", "secret phrase",
-  or a run with a stray word or two around 12–24 words whose BIP39 checksum holds).
+  "routing", "IBAN"); wallet private keys (64 hex only when nearby words say private key, secret,
+  privkey, wallet key or signing key, or it is labelled "pk:", or labelled "key:" with "wallet",
+  "eth" or "ethereum" nearby and no "public" on the label; WIF keys; xprv-style extended keys); BIP39
+  seed phrases (a run of exactly 12/15/18/21/24 word-list words, a run of 12+ right after "seed",
+  "mnemonic", "recovery phrase", "secret phrase", or a run with a stray word or two around 12–24
+  words whose BIP39 checksum holds). The words of a run are separated by spaces, commas, line breaks
+  or a hyphen, and may be numbered ("1. ", "1) ", "1 - "); a number label before the first word is
+  removed with the phrase.
 - The desk's own figures are kept: dates, years, $ and % figures, share counts, CIKs, accession
   numbers, FRED ids, public wallet addresses and transaction hashes. A digit shape glued to letters,
   digits, "$" or a decimal/thousands mark is part of something else. Shapes that could be a figure
@@ -24,7 +29,8 @@ Rules this module keeps:
   space-separated or bare 10-digit phone shape needs a phone word.
 - Cheap: each detector runs only when its trigger is in the text ("@"; a 6-digit run, separators
   allowed, which every phone, card, SSN, account number and IBAN has; a 51+ character token; ten
-  word-list words in a row), so a question with none is returned after a few C-level scans.
+  word-list words in a row, number labels aside), so a question with none is returned after a few
+  C-level scans.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from functools import cache
+from itertools import repeat
 from typing import Literal
 
 from mnemonic import Mnemonic
@@ -108,13 +115,15 @@ def redact(text: str) -> Redacted:
         spans += _emails(text)
     if _SIX_DIGITS.search(text):
         spans += _phones(text) + _cards(text) + _ssns(text) + _accounts(text)
-    # commas are separators in a seed phrase; the split gives the whitespace tokens both checks read
-    tokens = text.lower().replace(",", " ").split()
+    # commas, hyphens and a number label's marks separate a seed phrase's words; none is alphanumeric,
+    # so a 51+ character key stays one token
+    tokens = text.lower().translate(_GATE_SEPARATORS).split()
     if max(map(len, tokens), default=0) >= 51:
         spans += _keys(text)
-    # a phrase's first and last words may carry quotes or a full stop, but its inner ten or more are
-    # whole tokens, so ten word-list tokens in a row is the least a seed phrase can show here
-    if b"\x01" * 10 in bytes(map(_bip39().__contains__, tokens)):
+    # a phrase's first and last words may carry quotes, but its inner ten or more are whole tokens, so
+    # ten word-list tokens in a row, once number labels ("1", "12") are dropped, is the least it shows
+    flags = bytes(map(_gate_flags().get, tokens, repeat(0))).replace(b"\x02", b"")
+    if b"\x01" * 10 in flags:
         spans += _seeds(text)
     if not spans:
         return Redacted(text=text)
@@ -274,7 +283,7 @@ def _trim_to_digits(text: str, start: int, end: int, most: int) -> int:
 
 _CARD = re.compile(
     r"[2-6](?:[0-9]{12,18}"
-    r"|[0-9]{3}(?:([ -])[0-9]{4}\1[0-9]{4}\1[0-9]{4}(?:\1[0-9]{1,3})?|([ -])[0-9]{6}\2[0-9]{4,5}))" + _AFTER
+    r"|[0-9]{3}(?:([ .-])[0-9]{4}\1[0-9]{4}\1[0-9]{4}(?:\1[0-9]{1,3})?|([ .-])[0-9]{6}\2[0-9]{4,5}))" + _AFTER
 )
 _YEAR = re.compile(r"(?:19|20)[0-9]{2}")
 # an ungrouped run is a card only with a card network's prefix and length (Visa, Mastercard, Amex, Diners,
@@ -298,7 +307,7 @@ def _luhn(digits: str) -> bool:
 def _cards(text: str) -> list[Span]:
     out: list[Span] = []
     for m in _CARD.finditer(text):
-        groups = re.split(r"[ -]", m.group())
+        groups = re.split(r"[ .-]", m.group())
         if len(groups) > 1 and all(_YEAR.fullmatch(g) for g in groups):
             continue  # "2024 2023 2022 2021" is a row of years
         if len(groups) == 1 and not _CARD_PREFIX.fullmatch(m.group()):
@@ -309,7 +318,8 @@ def _cards(text: str) -> list[Span]:
 
 
 _SSN = re.compile(r"[0-8][0-9]{2}(?<!000)(?<!666)([- ])(?!00)[0-9]{2}\1(?!0000)[0-9]{4}" + _AFTER)
-_SSN_BARE = re.compile(r"[0-8][0-9]{2}(?<!000)(?<!666)(?!00)[0-9]{2}(?!0000)[0-9]{4}" + _AFTER)
+# bare or dotted: a number (an order id, a version) unless the SSN words are near
+_SSN_BARE = re.compile(r"[0-8][0-9]{2}(?<!000)(?<!666)(\.?)(?!00)[0-9]{2}\1(?!0000)[0-9]{4}" + _AFTER)
 _SSN_WORDS = re.compile(r"[Ss](?i:sn|s#|ocial[\s-]+security)")
 
 
@@ -389,25 +399,43 @@ _B58 = "1-9A-HJ-NP-Za-km-z"
 _LONG_TOKEN = re.compile(r"[0-9A-Za-z]{51,}")
 _HEX64 = re.compile(r"(?:0x)?[0-9a-fA-F]{64}")
 _WIF_OR_XPRV = re.compile(rf"5[{_B58}]{{50}}|[KL][{_B58}]{{51}}|[xyztuv]prv[{_B58}]{{90,120}}")
-_KEY_WORDS = re.compile(r"(?i)\b(?:private[\s_-]*key|priv[\s_-]*key|privkey|secret)")
+_KEY_WORDS = re.compile(
+    r"(?i)\b(?:private[\s_-]*key|priv[\s_-]*key|privkey|secret|(?:wallet|signing)[\s_-]*keys?\b)"
+)
+# a label right before the hex; "public key:" names something that may be shared
+_KEY_LABEL = re.compile(r"(?i)\b(?:(public|pub)[\s_-]*)?(pk|key)[ \t]*[:=][ \t]*\Z")
+_WALLET_WORDS = re.compile(r"(?i)\b(?:wallet|eth|ethereum)\b")
 
 
 def _keys(text: str) -> list[Span]:
     out: list[Span] = []
     low = text.lower()
-    key_words = "priv" in low or "secret" in low
+    key_words = "key" in low or "secret" in low or "pk" in low
     for m in _LONG_TOKEN.finditer(text):
         a, b = m.span()
         # a bare 0x + 64 hex is usually a public transaction hash; only the words make it a key
-        hex_key = (
-            key_words and _HEX64.fullmatch(m.group()) is not None and _near(_KEY_WORDS, text, a, b, 80, 30)
-        )
+        hex_key = key_words and _HEX64.fullmatch(m.group()) is not None and _hex_is_key(text, a, b)
         if hex_key or _WIF_OR_XPRV.fullmatch(m.group()):
             out.append((a, b, "private_key"))
     return out
 
 
-_SEED_SEPARATOR = re.compile(r"[ \t\r\n,]+")
+def _hex_is_key(text: str, start: int, end: int) -> bool:
+    """Words near the 64 hex at ``start:end`` say it is a private key, not a hash."""
+    if _near(_KEY_WORDS, text, start, end, 80, 30):
+        return True
+    label = _KEY_LABEL.search(text, max(0, start - 24), start)
+    if label is None or label.group(1):
+        return False
+    # "pk:" is a key's own label; a bare "key:" also labels cache and API keys, so it needs a wallet
+    return label.group(2).lower() == "pk" or _near(_WALLET_WORDS, text, start, end, 80, 30)
+
+
+# between two words: spaces, commas and line breaks, a hyphen, or a number label ("2. ", "\n2) ", " 2 - ")
+_SEED_SEPARATOR = re.compile(r"[ \t\r\n,]*(?:-|(?<![0-9])[0-9]{1,2}(?:[.):]|[ \t]*[-–—]))?[ \t\r\n,]*")
+# a number label before a phrase's first word, removed with it
+_SEED_LABEL = re.compile(r"(?<![0-9A-Za-z])[0-9]{1,2}(?:[.):]|[ \t]*[-–—])[ \t]*\Z")
+_GATE_SEPARATORS = str.maketrans(dict.fromkeys(",.):-–—", " "))
 _SEED_LENGTHS = (24, 21, 18, 15, 12)
 _SEED_TRIGGER = re.compile(
     r"(?i)(?:\bseed|\bmnemonic|\brecovery[\s_-]*(?:phrase|words?)|\bsecret[\s_-]*(?:recovery[\s_-]*)?"
@@ -419,6 +447,13 @@ _SEED_TRIGGER = re.compile(
 @cache
 def _bip39() -> dict[str, int]:
     return {w: i for i, w in enumerate(Mnemonic("english").wordlist)}
+
+
+@cache
+def _gate_flags() -> dict[str, int]:
+    """1 for a word-list word, 2 for a number label's digits (skipped by the gate)."""
+    labels = {str(n): 2 for n in range(100)} | {f"{n:02d}": 2 for n in range(10)}
+    return labels | dict.fromkeys(_bip39(), 1)
 
 
 def _checksum_ok(indexes: list[int]) -> bool:
@@ -454,13 +489,20 @@ def _seed_spans(text: str, run: list[tuple[int, int, int]]) -> list[Span]:
     if n < 12:
         return []
     if n in _SEED_LENGTHS:
-        return [(run[0][0], run[-1][1], "seed_phrase")]
+        return [(_lead(text, run[0][0]), run[-1][1], "seed_phrase")]
     for k in range(n - 11):
-        if _SEED_TRIGGER.search(text, max(0, run[k][0] - 50), run[k][0]):
-            return [(run[k][0], run[-1][1], "seed_phrase")]
+        a = _lead(text, run[k][0])
+        if _SEED_TRIGGER.search(text, max(0, a - 50), a):
+            return [(a, run[-1][1], "seed_phrase")]
     # a seed phrase with a stray word-list word or two next to it (its checksum holds)
     for length in _SEED_LENGTHS:
         for k in range(n - length + 1) if 0 < n - length <= 2 else ():
             if _checksum_ok([i for _, _, i in run[k : k + length]]):
-                return [(run[k][0], run[k + length - 1][1], "seed_phrase")]
+                return [(_lead(text, run[k][0]), run[k + length - 1][1], "seed_phrase")]
     return []
+
+
+def _lead(text: str, start: int) -> int:
+    """Where the word at ``start`` begins with its number label ("1. "), if it has one."""
+    label = _SEED_LABEL.search(text, max(0, start - 8), start)
+    return label.start() if label is not None else start

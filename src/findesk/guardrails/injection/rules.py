@@ -23,11 +23,13 @@ from findesk.guardrails.text_fold import fold
 Channel = Literal["input", "passage", "filing", "speech"]
 
 _PRIOR = (
-    r"(?:all |any |the |your |my |these |those |every )*(?:previous |prior |above |earlier |preceding "
+    r"(?:all |any |the |your |my |these |those |every |of |about )*"
+    r"(?:previous |prior |above |earlier |preceding "
     r"|former |original |initial |old |existing |given |system |safety )*"
 )
 _ORDERS = (
-    r"(?:instructions?|prompts?|rules?|directions?|directives?|guidelines?|guidance|context|constraints?"
+    # not "guidance" or "context": investors ignore a company's previous guidance
+    r"(?:instructions?|prompts?|rules?|directions?|directives?|guidelines?|constraints?"
     r"|restrictions?|programming|training)"
 )
 
@@ -47,7 +49,27 @@ def _r(family: str, pattern: str, *channels: Channel) -> Rule:
 
 RULES: tuple[Rule, ...] = (
     # "Ignore all previous instructions", "forget everything you learned before", "disregard the above"
-    _r("instruction_override", rf"\b(?:ignore|disregard|forget) {_PRIOR}{_ORDERS}\b"),
+    _r(
+        "instruction_override",
+        rf"\b(?:ignore|disregard|forget|set aside|discard|disobey|stop following"
+        rf"|(?:do not|don t|dont|never) (?:follow|obey|apply)) {_PRIOR}{_ORDERS}\b",
+    ),
+    _r(
+        "instruction_override",
+        r"\b(?:ignore|disregard|forget) (?:what|everything|anything|all) (?:you were|you ve been"
+        r"|you have been"
+        r"|you got|you are) (?:told|given|instructed|taught|programmed)\b",
+    ),
+    _r(
+        "instruction_override",  # "skip" alone is business text ("viewers skip programming")
+        r"\b(?:skip|abandon) (?:all |the |your |of )*(?:previous|prior|earlier|above|original|system)"
+        r" (?:instructions|prompts|rules|guidelines)\b",
+    ),
+    _r(
+        "instruction_override",
+        r"\byour (?:only|new|real|actual|true|sole|main) (?:task|job|goal|instruction|purpose|role|mission)"
+        r" (?:now |from now on |here )?is\b",
+    ),
     _r(
         "instruction_override",
         r"\b(?:override|bypass|circumvent|disable) (?:all |any |your |the )?(?:previous |prior |system "
@@ -61,7 +83,9 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "instruction_override",
-        r"\b(?:ignore|disregard|forget) (?:the |all )?(?:above|previous|prior|preceding)\b",
+        # "ignore the above" (and stop there), not "ignore the previous guidance cut"
+        r"\b(?:ignore|disregard|forget) (?:the |all )?(?:above|previous|prior|preceding)(?= *$| (?:and|then"
+        r"|text|texts|message|messages|one|ones|lines?|content|input|part)\b)",
     ),
     _r(
         "instruction_override",
@@ -140,7 +164,8 @@ RULES: tuple[Rule, ...] = (
         "prompt_extraction",
         r"\b(?:your (?:system|initial|original|starting|hidden|secret|internal|underlying"
         r"|core) (?:prompt|message|instructions?|configuration|setup|guidelines|rules|directives?)"
-        r"|the (?:system|initial|original|starting|hidden|secret) (?:prompt|instructions))\b",
+        r"|the (?:system|initial|original|starting|hidden|secret) (?:prompt|instructions)\b(?! (?:the|of|from"
+        r"|by|that|which|to|for|a|an|in|on|at|issued|sent)\b))",
     ),
     _r(
         "prompt_extraction",
@@ -152,7 +177,9 @@ RULES: tuple[Rule, ...] = (
         "prompt_extraction",
         r"\b(?:repeat|print|output|show|display|reveal|dump|echo|recite|leak|write out"
         r"|copy) (?:me )?(?:back )?(?:everything |all |the (?:text|words|content|conversation"
-        r"|message)s? )?(?:above|before this|so far|in full|verbatim|word for word)\b",
+        r"|message)s? )?(?:above(?= (?:text|message|instructions?|prompt|conversation|lines?)\b|$)"
+        r"|before this"
+        r"|so far|in full|verbatim|word for word)\b",
     ),
     _r(
         "prompt_extraction",
@@ -166,6 +193,11 @@ RULES: tuple[Rule, ...] = (
         r"|words|content|conversation|instructions|prompt)s?\b",
     ),
     _r("prompt_extraction", r"\b(?:initiali[sz]ation|init) (?:string|prompt|text)\b"),
+    _r(
+        "prompt_extraction",
+        r"\b(?:everything|all|what) (?:you were|you ve been|you have been|you are) (?:configured|programmed"
+        r"|set up|initiali[sz]ed|instructed|primed) (?:with|to)\b",
+    ),
     _r(
         "prompt_extraction",
         r"\b(?:not supposed to|not allowed to|forbidden to|told not to) (?:tell|say|reveal|share|disclose)\b",
@@ -209,11 +241,32 @@ RULES: tuple[Rule, ...] = (
         r"|rot13|pig latin|reverse|french|spanish|german|russian|japanese|chinese)\b",
         "passage",
     ),
+    # retrieved text that speaks to whoever summarizes it, or tells the model what to tell its reader
+    _r(
+        "addressed_to_model",
+        r"\bnote (?:for|to) (?:any |all |the )?(?:automated|ai|llm|language model) ?"
+        r"(?:summari[sz]ers?|readers?"
+        r"|systems?|assistants?|agents?|models?|tools?|bots?)?\b|\b(?:ai|automated|llm) (?:systems?"
+        r"|summari[sz]ers?|readers?|assistants?|agents?|tools?|models?) (?:summari[sz]ing|reading|processing"
+        r"|analy[sz]ing|parsing|ingesting) (?:this|these)\b",
+        "passage",
+    ),
+    _r(
+        "reply_manipulation",
+        r"\bwhen you (?:summari[sz]e|read|process|analy[sz]e|report on|describe) (?:this|these|the above)"
+        r"(?: \w+){0,3} (?:say|state|write|report|tell|mention|claim|output|add|include|conclude)\b"
+        r"|\btell (?:the |your |all |our |every )?(?:readers?|users?|audience|investors|clients|customers)"
+        r" (?:that|to)\b",
+        "passage",
+    ),
     # text posing as a chat turn or speaking to the model that reads it
     # a sentence end needs its space: "NexTech3D.ai: Detailed Analysis" is a domain name, not a chat turn
     _r(
         "role_markup",
-        r"(?:^|[\n.!?] )(?:system|assistant|ai|user|human|developer) ?(?:message|prompt)? ?:(?= )"
+        r"<\|? ?(?:system|assistant|user|im_start|im_end) ?\|?>"
+        r"|\[ ?/?(?:system|inst|assistant|admin|developer) ?\]"
+        r"|(?:^|[\n.!?] )(?:assistant|chatbot|ai assistant), (?:please|you|ignore|tell|write|say|recommend)\b"
+        r"|(?:^|[\n.!?] )(?:system|assistant|ai|user|human|developer) ?(?:message|prompt)? ?:(?= )"
         r"|\bim_(?:start|end)\b|\[/?inst\]|###\s*(?:instruction|system)",
         "passage",
     ),
@@ -312,7 +365,7 @@ class RuleHit:
 
 
 def _light(text: str) -> str:
-    return _LIGHT.sub(" ", text.casefold().replace("<|", " ").replace("|>", " "))
+    return _LIGHT.sub(" ", text.casefold())
 
 
 def match(text: str, channel: Channel) -> list[RuleHit]:
