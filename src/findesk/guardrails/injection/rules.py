@@ -175,11 +175,13 @@ RULES: tuple[Rule, ...] = (
     _r("prompt_extraction", r"\bwhat (?:were|are|was) you (?:told|instructed|programmed|given)\b"),
     _r(
         "prompt_extraction",
-        r"\b(?:repeat|print|output|show|display|reveal|dump|echo|recite|leak|write out"
-        r"|copy) (?:me )?(?:back )?(?:everything |all |the (?:text|words|content|conversation"
-        r"|message)s? )?(?:above(?= (?:text|message|instructions?|prompt|conversation|lines?)\b|$)"
-        r"|before this"
-        r"|so far|in full|verbatim|word for word)\b",
+        # "repeat the text above", "print everything above verbatim"; not "show me everything above $100"
+        r"\b(?:repeat|print|output|show|display|reveal|dump|echo|recite|leak|write out|copy)"
+        r" (?:me )?(?:back )?"
+        r"(?:the (?:text|words|content|conversation|message|lines)s? (?:above|before this|so far)"
+        r"|(?:everything |all )?(?:above|before this|so far)(?= (?:text|message|instructions?|prompt"
+        r"|conversation|lines?|verbatim|word|in full|exactly|back|starting|please)\b|$)"
+        r"|(?:everything |all )?(?:in full|verbatim|word for word))\b",
     ),
     _r(
         "prompt_extraction",
