@@ -4,9 +4,10 @@ controls, laundering, structuring deposits, trading on inside information, manip
 Rules this module keeps:
 - Pure; never raises; matching is on folded text (``text_fold.fold``).
 - A pattern needs the *help* form — a purpose of evading or hiding ("so OFAC can't trace it", "without
-  the bank reporting"), or an act of misconduct put to us ("how do I launder", "help me pump") — never
-  a bare topic: "is Tornado Cash sanctioned?", "what is structuring?", "how did the SEC catch the
-  insider trading ring?" are research and are answered.
+  the bank reporting"), or an act of misconduct put to us ("how do I launder", "help me pump") — and
+  the asker's own act (first person, or a how-to put to us), never a bare topic or someone else's act:
+  "is Tornado Cash sanctioned?", "what is structuring?", "how did Binance evade sanctions?", "how do
+  banks detect structuring to avoid CTR reporting?" are research and are answered.
 """
 
 from __future__ import annotations
@@ -56,13 +57,22 @@ _PATTERNS = (
     r"\b(?:evade|evading|avoid paying|dodge|dodging|hide income from) (?:taxes|tax|the irs)\b",
 )
 _RULES = tuple(re.compile(p) for p in _PATTERNS)
+# The asker's own act: "I", "we", "my" … or a how-to put to us ("how to launder", "help me", "write …").
+# "How did Binance evade sanctions?" and "How do banks detect structuring?" are research about others.
+_AGENCY = re.compile(
+    r"\b(?:i|we|my|our|me|us|myself|ourselves|im|ive|id)\b|^(?:how to|help|show|teach|tell me how"
+    r"|explain how to|give me|write|draft|create|make|generate|best way to|ways to|what s the best way to"
+    r"|whats the best way to|is there a way to|can you)\b|\bbest (?:\w+ )?to\b"
+)
 
 
 def misconduct(text: str) -> str | None:
-    """The words that ask for help with misconduct, or None."""
+    """The words that ask for help with misconduct (an act of the asker's own), or None."""
     if not isinstance(text, str):
         return None
     folded = fold(text)
+    if not _AGENCY.search(folded):
+        return None
     for rule in _RULES:
         found = rule.search(folded)
         if found:
