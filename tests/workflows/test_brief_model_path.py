@@ -7,9 +7,10 @@ the coordinator quotes the price from the reports.
 
 from __future__ import annotations
 
-from brief_kit import BriefRun
+from brief_kit import BriefRun, planting, post
 
 from findesk.core.events.model import AgentEnd, AgentStart, LlmCall
+from findesk.core.llm.types import UserText
 from findesk.testing.fake_briefing_models import briefing_models
 from findesk.testing.fake_models import submit
 from findesk.workflows.brief.models import Briefing
@@ -114,3 +115,15 @@ def test_a_failing_model_falls_back_to_the_deterministic_sections(brief_run: Bri
         assert getattr(b, name) == getattr(deterministic, name), name
     assert all(a.fell_back for a in b.audit.agents)
     assert any(w.startswith("model_unavailable") for w in b.audit.warnings)
+
+
+def test_a_posts_claim_reaches_the_coordinator_only_inside_the_data_fence(brief_run: BriefRun) -> None:
+    # the coordinator's task carries the contradicted claims, whose text a stranger wrote
+    planted = post("fence1", "AAPL revenue came in at $120 billion last quarter, a huge blowout.")
+    resolve, models = briefing_models()
+    b = brief_run("AAPL", models=resolve, overrides={"get_reddit_posts": planting(planted)}).briefing
+    assert any(d.verdict == "contradicted" for d in b.divergences.divergences)
+    task = next(m.text for m in models["coordinator"].requests[0].messages if isinstance(m, UserText))
+    start, end = task.index("<tool_data>"), task.index("</tool_data>")
+    at = task.index("$120 billion")
+    assert start < at < end

@@ -54,6 +54,14 @@ def _strip_latin_accents(text: str) -> str:
     return unicodedata.normalize("NFC", "".join(out))
 
 
+def visible(text: str) -> str:
+    """``text`` in NFKC with invisible characters dropped, case and punctuation kept: what a reader (or a
+    model) sees, so a look-alike of a marker ("＜/tool\u200b_data＞") reads as the marker."""
+    if not isinstance(text, str):
+        return ""
+    return unicodedata.normalize("NFKC", text).translate(_INVISIBLE)
+
+
 def fold(text: str) -> str:
     """Lower-case words separated by single spaces, with look-alikes and Latin accents folded."""
     if not isinstance(text, str):

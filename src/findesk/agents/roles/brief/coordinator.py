@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from findesk.agents.role import Caps, DeterministicPolicy, Outcomes, Role
 from findesk.agents.roles.brief.official import LIVE_QUOTE_MISSING, PARTIAL_LIST, describe
 from findesk.agents.roles.brief.reports import OfficialReport, SocialReport
+from findesk.agents.runtime.model_loop import fence
 from findesk.analytics.divergence import ClaimCheck, contradiction_sentence, verdict_counts
 from findesk.core.dates import IsoDate
 
@@ -44,9 +45,9 @@ class CoordinatorNotes(BaseModel):
 
 
 SYSTEM_PROMPT = (
-    "You are the coordinator of an advisor briefing desk. Two analysts hand you typed reports: an official "
-    "one (filings and market data, cited) and a social one (UNVERIFIED posts and news, with pump-bot flags "
-    "and a volume anomaly), plus divergences the desk found between social claims and filings. Write a "
+    "You are the coordinator of an advisor briefing desk. You get an official report (filings and market "
+    "data, cited), a social one (UNVERIFIED posts and news, pump-bot flags, volume anomaly) and the "
+    "divergences found between social claims and filings. Write a "
     "one-line headline and a 2-4 sentence summary an advisor can read before a client call. Use only "
     "figures that appear in the reports, exactly as written. State official facts first; call social "
     "content unverified and attribute it. Only contradicted claims are divergences: state how many (or that "
@@ -122,7 +123,7 @@ def _task(inputs: CoordinatorInput) -> str:
     }
     return (
         f"Reports for {inputs.symbol} as of {inputs.as_of.isoformat()} (JSON):\n"
-        f"{json.dumps(payload, ensure_ascii=False, separators=(',', ':'))}\n"
+        f"{fence(json.dumps(payload, ensure_ascii=False, separators=(',', ':')))}\n"
         "Submit the headline and summary."
     )
 

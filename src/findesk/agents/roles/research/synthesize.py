@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from findesk.agents.role import Caps, DeterministicPolicy, Outcomes, Role
 from findesk.agents.roles.research.conflicts import Conflict
 from findesk.agents.roles.research.findings import SPECIALISTS, Citation, Finding, SpecialistReport
+from findesk.agents.runtime.model_loop import fence
 
 MAX_WORDS = 400
 MARKER = re.compile(r"\[(\d{1,3})\]")  # a citation marker, [n]
@@ -272,7 +273,7 @@ def _task(inputs: SynthesisInput) -> str:
     }
     return (
         "Findings of the desks (JSON):\n"
-        f"{json.dumps(payload, ensure_ascii=False, separators=(',', ':'))}\n"
+        f"{fence(json.dumps(payload, ensure_ascii=False, separators=(',', ':')))}\n"
         "Submit the answer."
     )
 
