@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from runtime_kit import Harness, Lab, Q, Report, chain, make_role
 
 from findesk.agents.runtime.model_loop import RUNTIME_RULES, fenced, unfenced
