@@ -189,3 +189,12 @@ def test_an_empty_suite_fails(tmp_path: Path) -> None:
     cases.write_text("[]\n")
     done = runner.invoke(app, ["eval", "redteam", "--cases", str(cases), "--out", str(tmp_path)])
     assert done.exit_code == 1 and "No case ran: FAIL" in done.stdout
+
+
+def test_an_out_folder_that_cannot_be_written_fails_before_anything_runs(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    for command in (["golden"], ["redteam"], ["hallucination"]):
+        done = runner.invoke(app, ["eval", *command, "--out", str(blocker)])
+        assert done.exit_code == 2 and "cannot write the evaluation result" in done.stderr, done.output
+        assert "overall" not in done.stdout and "Red-team" not in done.stdout  # nothing ran

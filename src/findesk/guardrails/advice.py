@@ -64,9 +64,14 @@ def check_request(text: str) -> Result[str]:
     stripped = text.strip() if isinstance(text, str) else ""
     if (long := too_long(stripped)) is not None:
         return long
-    if (phrase := advice_phrase(stripped)) is not None:
+    return advice_refusal(stripped) or Ok(stripped)
+
+
+def advice_refusal(text: str) -> Err | None:
+    """``refused`` with what the desk does instead when the text asks for advice; else None."""
+    if (phrase := advice_phrase(text)) is not None:
         return err(ErrorCode.REFUSED, REFUSAL, matched=phrase)
-    return Ok(stripped)
+    return None
 
 
 # ---- output: our own prose, scanned sentence by sentence (original case kept) ----

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pydantic import BaseModel, ConfigDict, Field
 
 from findesk.core.result import Err, ErrorCode, Ok, Result, err
-from findesk.guardrails.advice import check_request, too_long
+from findesk.guardrails.advice import advice_refusal, too_long
 from findesk.guardrails.conduct import REFUSAL as CONDUCT_REFUSAL
 from findesk.guardrails.conduct import misconduct
 from findesk.guardrails.injection import screen_input
@@ -78,8 +78,8 @@ def guard_text(
         )
     if (words := misconduct(cleaned.text)) is not None:
         return err(ErrorCode.REFUSED, CONDUCT_REFUSAL, matched=words)
-    advice = check_request(cleaned.text)
-    if isinstance(advice, Err):
+    # the cap was checked on the text as typed: redaction tokens may lengthen it, never past a refusal
+    if (advice := advice_refusal(cleaned.text)) is not None:
         return advice
     if off_topic(cleaned.text, known=known, strict=strict_topic):
         return Err(ErrorCode.REFUSED, DECLINE)

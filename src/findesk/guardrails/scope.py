@@ -48,6 +48,8 @@ _FINANCE = (
     "|options|futures|derivative|derivatives|hedge|short interest|float|split|splits|capex|r d|opex"
     "|goodwill|impairment|amortization|depreciation|tax|taxes|eps|roe|roa|roic|fcf|growth|cagr|yoy"
     "|bank|banks|banking|loan|loans|deposit|deposits|lending|financial|finance|fiscal year|audit|auditor"
+    "|cost|costs|expense|expenses|labor|wages|payroll|workforce|employees|headcount|store|stores|pricing"
+    "|restaurant|restaurants|inventory|inventories|backlog|orders|demand|supply chain|production|shipments"
 )
 _ANCHOR = re.compile(rf"\b(?:{_FINANCE})\b")
 _SYMBOL = re.compile(r"(?<![\w$])\$?[A-Z]{1,5}(?:[.-][A-Z])?(?![\w])|\$\s?\d|\d\s?%|\b0x[0-9a-fA-F]{6,}")

@@ -165,8 +165,16 @@ async def execute(
             result = await _run(tool, parsed, ctx)
     withheld: list[Quarantined] = []
     if isinstance(result, Ok) and tool is not None and tool.third_party is not None:
-        cleaned, withheld = await asyncio.to_thread(quarantine, result.value, tool.third_party)
-        result = Ok(cleaned)
+        try:
+            cleaned, withheld = await asyncio.to_thread(quarantine, result.value, tool.third_party)
+            result = Ok(cleaned)
+        except Exception as exc:  # fail closed: text that could not be screened is not passed on
+            result = Err(
+                ErrorCode.UNAVAILABLE,
+                f"{name}: its result could not be screened for injected instructions "
+                f"({type(exc).__name__}), so it is withheld",
+                name,
+            )
     latency_ms = (time.perf_counter() - started) * 1000
     if isinstance(result, Ok):
         summary = cap_text(_safe_summary(tool, result.value), MAX_SUMMARY_CHARS)

@@ -15,11 +15,13 @@ Rules this module keeps:
 - A flagged paragraph is replaced, in the value every consumer sees (the model's summary, the
   deterministic composer, the rendered report), by ``MARKER`` with its reasons; the original text is
   kept as evidence in ``Quarantined`` for the audit log (the tool_result event), never in a prompt.
-- Never raises; a value it cannot rebuild is returned as it was (and nothing is claimed quarantined).
+- Pydantic models, dataclasses, lists, tuples, sets and dicts are rebuilt; a value that cannot be
+  rebuilt raises, and the executor withholds the whole result rather than pass it on unscreened.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any, Literal
 
@@ -167,6 +169,19 @@ def _walk(value: Any, genre: Genre, path: str, found: list[Quarantined]) -> Any:
         if all(a is b for a, b in zip(items, value, strict=True)):
             return value
         return type(value)(items) if isinstance(value, tuple) else items
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {}
+        for f in dataclasses.fields(value):
+            if f.name in OWN_FIELDS or not f.init:
+                continue
+            old = getattr(value, f.name)
+            new = _walk(old, genre, f"{path}.{f.name}" if path else f.name, found)
+            if new is not old:
+                changes[f.name] = new
+        return dataclasses.replace(value, **changes) if changes else value
+    if isinstance(value, set | frozenset):
+        members = {_walk(v, genre, f"{path}{{}}", found) for v in value}
+        return value if members == value else type(value)(members)
     if isinstance(value, dict):
         out = {
             k: v if k in OWN_FIELDS else _walk(v, genre, f"{path}.{k}" if path else str(k), found)
@@ -177,10 +192,7 @@ def _walk(value: Any, genre: Genre, path: str, found: list[Quarantined]) -> Any:
 
 
 def quarantine(value: Any, genre: Genre) -> tuple[Any, list[Quarantined]]:
-    """``value`` with every flagged paragraph replaced by the marker, and the paragraphs withheld."""
+    """``value`` with every flagged paragraph replaced by the marker, and the paragraphs withheld. A value
+    it cannot rebuild raises: the executor then withholds the whole result (fails closed)."""
     found: list[Quarantined] = []
-    try:
-        cleaned = _walk(value, genre, "", found)
-    except Exception:  # a value that cannot be rebuilt is passed on as it was, unscreened
-        return value, []
-    return cleaned, found
+    return _walk(value, genre, "", found), found

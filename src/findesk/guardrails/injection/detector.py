@@ -27,6 +27,7 @@ from findesk.guardrails.injection import model, rules
 from findesk.guardrails.injection.features import sentences
 
 _CLIP = 200
+CACHED_CHARS = 20_000
 
 
 class Verdict(BaseModel):
@@ -91,4 +92,7 @@ def screen_input(text: str) -> Verdict:
 def screen_passage(text: str, genre: Literal["passage", "filing", "speech"] = "passage") -> Verdict:
     """A third-party passage (``filing``: from a filing, where a question or an order to the reader is
     itself out of place), on the shipped weights."""
-    return _cached(text, genre) if isinstance(text, str) else Verdict(flagged=False, channel=genre)
+    if not isinstance(text, str):
+        return Verdict(flagged=False, channel=genre)
+    # the cache holds paragraphs; a huge one-off text is screened without filling it
+    return _cached(text, genre) if len(text) <= CACHED_CHARS else screen(text, genre)

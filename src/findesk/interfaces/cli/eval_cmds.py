@@ -63,6 +63,7 @@ def golden(
     from findesk.workflows.research.golden import CASES_FILE, CATEGORIES, load_cases, summarize
 
     wanted = _categories(only, CATEGORIES, as_json)
+    _prepare(out, as_json)
     settings = ses.load(as_json)
     loaded = ses.unwrap(load_cases(cases.expanduser() if cases else CASES_FILE), as_json)
     if wanted:
@@ -98,6 +99,13 @@ def golden(
 OUT_HELP = "Folder for the JSON result and the readable report (made when missing)."
 
 
+def _prepare(out: Path, as_json: bool) -> None:
+    """Fails (exit 2) before anything runs when ``--out`` cannot be written."""
+    from findesk.workflows.evals.files import prepare
+
+    ses.unwrap(prepare(out.expanduser()), as_json)
+
+
 def _written(result: Any, name: str, out: Path, lines: list[str], as_json: bool) -> None:
     """Writes ``name.json`` and ``name.md`` into ``out`` and says where, on stderr (stdout keeps one
     document with ``--json``)."""
@@ -122,6 +130,7 @@ def guard(
     on injected vs clean passages (files in the schema of ../shared/bench/redteam/)."""
     from findesk.workflows.evals.guard_eval import evaluate, load_jsonl, report_lines
 
+    _prepare(out, as_json)
     given = {"attacks": attacks, "benign": benign, "indirect": indirect, "indirect_clean": indirect_clean}
     rows = {k: ses.unwrap(load_jsonl(v.expanduser()), as_json) for k, v in given.items() if v is not None}
     result = evaluate(rows["attacks"], rows["benign"], rows.get("indirect"), rows.get("indirect_clean"))
@@ -156,6 +165,7 @@ def redteam(
     )
 
     wanted = _categories(only, CATEGORIES, as_json)
+    _prepare(out, as_json)
     settings = ses.load(as_json)
     loaded = ses.unwrap(load_cases(cases.expanduser() if cases else CASES_FILE), as_json)
     if wanted:
@@ -193,6 +203,7 @@ def hallucination(
     from findesk.workflows.research.evaluate import run_cases
     from findesk.workflows.research.golden import CASES_FILE, load_cases
 
+    _prepare(out, as_json)
     settings = ses.load(as_json)
     loaded = ses.unwrap(load_cases(cases.expanduser() if cases else CASES_FILE), as_json)
     runs = ses.unwrap(asyncio.run(run_cases(loaded, settings)), as_json)

@@ -44,29 +44,34 @@ class BriefingInput(BaseModel):
     question: str | None = Field(None, description="what the client asked (checked: no advice is given)")
 
 
-def check_input(symbol: str, question: str | None = None) -> Result[str]:
-    """The normalized ticker, or why the request is refused — before any tool is called."""
+def checked_input(symbol: str, question: str | None = None) -> Result[tuple[str, str | None]]:
+    """The normalized ticker and the question as the run may use it (personal data replaced), or why
+    the request is refused — before any tool is called."""
     if len(symbol) > MAX_INPUT_CHARS:
         return Err(
             ErrorCode.INVALID_INPUT,
             f"the ticker is {len(symbol):,} characters; the cap is {MAX_INPUT_CHARS:,}",
         )
+    guarded: str | None = None
     if question is not None:
         checked = guard_text(question)
         if isinstance(checked, Err):
             return checked
-    return normalize_symbol(symbol)
+        guarded = checked.value.text
+    return normalize_symbol(symbol).map(lambda ticker: (ticker, guarded))
+
+
+def check_input(symbol: str, question: str | None = None) -> Result[str]:
+    """The normalized ticker, or why the request is refused (``checked_input`` without the question)."""
+    return checked_input(symbol, question).map(lambda pair: pair[0])
 
 
 def _check(inputs: BriefingInput) -> Result[BriefingInput]:
-    checked = check_input(inputs.ticker, inputs.question)
+    checked = checked_input(inputs.ticker, inputs.question)
     if isinstance(checked, Err):
         return checked
-    question = inputs.question
-    if question is not None:
-        guarded = guard_text(question)  # checked above; this is the text with personal data removed
-        question = guarded.value.text if isinstance(guarded, Ok) else None
-    return Ok(inputs.model_copy(update={"ticker": checked.value, "question": question}))
+    ticker, question = checked.value
+    return Ok(inputs.model_copy(update={"ticker": ticker, "question": question}))
 
 
 async def unknown_symbol(tools: ToolContext, inputs: BriefingInput) -> Err | None:

@@ -13,6 +13,19 @@ from typing import Any
 from findesk.core.result import Err, ErrorCode, Ok, Result
 
 
+def prepare(out: Path) -> Result[Path]:
+    """The results folder, made when missing, or why it cannot be written — checked before an
+    evaluation runs, so a bad ``--out`` never hides a finished run's verdict."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".findesk-write-check"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        return Err(ErrorCode.INVALID_INPUT, f"cannot write the evaluation result into {out}: {exc}")
+    return Ok(out)
+
+
 def write_result(out: Path, name: str, result: Any, report_lines: list[str]) -> Result[list[Path]]:
     """Writes ``name.json`` and ``name.md`` into ``out``; the paths written."""
     try:
