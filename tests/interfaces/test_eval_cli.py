@@ -112,7 +112,7 @@ def test_eval_guard_names_the_file_and_line_of_a_bad_row(tmp_path: Path) -> None
         app, ["eval", "guard", "--attacks", str(bad), "--benign", str(benign), "--out", str(tmp_path / "o")]
     )
     assert done.exit_code == 2 and f"{bad}:2" in done.stderr, done.output
-    assert not (tmp_path / "o").exists()  # nothing written for a run that did not happen
+    assert not (tmp_path / "o" / "guard.json").exists()  # nothing written for a run that did not happen
 
 
 def test_eval_redteam_runs_chosen_categories_and_writes_both_files(tmp_path: Path) -> None:
