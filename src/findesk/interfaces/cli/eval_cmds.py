@@ -13,14 +13,17 @@ Rules:
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import typer
 
-from findesk.core.result import Err, ErrorCode
+from findesk.core.result import Err, ErrorCode, Result
 from findesk.interfaces.cli import session as ses
+
+if TYPE_CHECKING:
+    from findesk.core.config import Settings
 
 eval_app = typer.Typer(
     help="Evaluate the desks: golden cases, red-team suite, injection detector, hallucinated numbers.",
@@ -62,12 +65,7 @@ def golden(
     from findesk.workflows.research.evaluate import run_cases
     from findesk.workflows.research.golden import CASES_FILE, CATEGORIES, load_cases, summarize
 
-    wanted = _categories(only, CATEGORIES, as_json)
-    _prepare(out, as_json)
-    settings = ses.load(as_json)
-    loaded = ses.unwrap(load_cases(cases.expanduser() if cases else CASES_FILE), as_json)
-    if wanted:
-        loaded = [c for c in loaded if c.category in wanted]
+    settings, loaded = _suite(cases or CASES_FILE, load_cases, only, CATEGORIES, out, as_json)
     import asyncio
 
     done = asyncio.run(run_cases(loaded, settings))
@@ -96,7 +94,32 @@ def golden(
     raise typer.Exit(0 if summary.overall.rate >= min_pass else 1)
 
 
+class _HasCategory(Protocol):
+    @property
+    def category(self) -> str: ...
+
+
 OUT_HELP = "Folder for the JSON result and the readable report (made when missing)."
+
+
+C = TypeVar("C", bound=_HasCategory)
+
+
+def _suite(
+    cases: Path,
+    load: Callable[[Path], Result[list[C]]],
+    only: str | None,
+    known: Sequence[str],
+    out: Path,
+    as_json: bool,
+) -> tuple[Settings, list[C]]:
+    """The settings and the cases to run (``--only``'s categories), every input checked before
+    anything runs: categories, the results folder, the settings, the cases file."""
+    wanted = _categories(only, known, as_json)
+    _prepare(out, as_json)
+    settings = ses.load(as_json)
+    loaded = ses.unwrap(load(cases.expanduser()), as_json)
+    return settings, [c for c in loaded if not wanted or c.category in wanted]
 
 
 def _prepare(out: Path, as_json: bool) -> None:
@@ -164,12 +187,7 @@ def redteam(
         summarize,
     )
 
-    wanted = _categories(only, CATEGORIES, as_json)
-    _prepare(out, as_json)
-    settings = ses.load(as_json)
-    loaded = ses.unwrap(load_cases(cases.expanduser() if cases else CASES_FILE), as_json)
-    if wanted:
-        loaded = [c for c in loaded if c.category in wanted]
+    settings, loaded = _suite(cases or CASES_FILE, load_cases, only, CATEGORIES, out, as_json)
     outcomes = ses.unwrap(asyncio.run(run_cases(loaded, settings)), as_json)
     summary = summarize(outcomes)
     result = {
