@@ -41,10 +41,14 @@ class Rule:
     channels: tuple[Channel, ...] = ("input", "passage", "filing", "speech")
 
 
-def _r(family: str, pattern: str, *channels: Channel) -> Rule:
+def _r(family: str, pattern: str, *channels: Channel, speech: bool = True) -> Rule:
+    """A rule for ``channels`` (all when none); a passage rule covers filings and, unless ``speech`` is
+    False, call transcripts too (people on a call "just say" things and ask to "repeat your instructions")."""
+    if not channels:
+        channels = ("input", "passage")
     if "passage" in channels:
-        channels = (*channels, "filing", "speech")  # filings and call transcripts are third-party text too
-    return Rule(family, re.compile(pattern), channels or ("input", "passage", "filing", "speech"))
+        channels = (*channels, "filing", *(("speech",) if speech else ()))
+    return Rule(family, re.compile(pattern), channels)
 
 
 RULES: tuple[Rule, ...] = (
@@ -52,7 +56,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "instruction_override",
         rf"\b(?:ignore|disregard|forget|set aside|discard|disobey|stop following"
-        rf"|(?:do not|don t|dont|never) (?:follow|obey|apply)) {_PRIOR}{_ORDERS}\b",
+        rf"|(?:do not|don t|dont|never) (?:follow|obey|apply)) {_PRIOR}{_ORDERS}\b(?! of thumb)",
     ),
     _r(
         "instruction_override",
@@ -95,6 +99,31 @@ RULES: tuple[Rule, ...] = (
     _r(
         "instruction_override",
         r"\binstead of (?:answering|summari[sz]ing|the (?:original|user s) (?:task|question))\b",
+    ),
+    # "ignore any previous and following instructions", "forget all previous tasks": a few words may sit
+    # between the verb and the orders, one of them saying whose or which
+    _r(
+        "instruction_override",
+        r"\b(?:ignore|disregard|forget|set aside|discard|disobey)(?: \w+){0,4}? (?:previous|prior|above"
+        r"|earlier|preceding|following|original|initial|system|your)(?: \w+){0,3}? (?:instructions?|prompts?"
+        r"|directions|directives?|tasks?|commands?|orders|guidelines|rules)\b",
+    ),
+    _r(
+        "instruction_override",
+        r"\b(?:ignore|disregard|forget) (?:the |all )?(?:above|previous|prior|preceding) (?:sentences?"
+        r"|paragraphs?|requests?|questions?|answers?|tasks?)\b|\bstop everything\b"
+        r"|\byour (?:new )?(?:instructions?|rules|task|orders|directives?) (?:are|is) now\b",
+    ),
+    # an order to print a fixed string: "just print 'I hate humans'", "respond only with 'APPROVED'" (on
+    # text that keeps its quotes; not on a call, where people "just say" things)
+    _r(
+        "fixed_output",
+        r"(?:^|[.!?:\n]\s*|\b(?:and|then|now|please|instead) )(?:just|only) (?:print|say|output|write|type"
+        r"|repeat)\s*[:\"'“‘]|\b(?:respond|reply|answer)"
+        r"(?: \w+){0,2} (?:only with|with only)\s*[:\"'“‘]",
+        "input",
+        "passage",
+        speech=False,
     ),
     # the same order in the languages the advice guard reads (folded: accents gone)
     _r(
@@ -139,6 +168,15 @@ RULES: tuple[Rule, ...] = (
         r"|chatbot|language model|bound|restricted|free|unrestricted|evil|human)\b",
     ),
     _r("jailbreak", r"\bstay in character\b|\bbreak(?:ing)? character\b"),
+    _r(
+        "jailbreak",
+        r"\byou are (?:now )?(?:a |an )?(?:new |different |unrestricted |free |uncensored )?(?:ai|assistant"
+        r"|chatbot|language model|bot|llm) (?:called|named)\b|\b(?:ai|assistant|model|chatbot|gpt|bot)\b"
+        r"(?: \w+){0,6} (?:without|with no) (?:any )?(?:rules|restrictions|limits|limitations|filters"
+        r"|guidelines|censorship)\b|\b(?:compliance|safety|filter|content|guard|guardrail|restricted)s?"
+        r" mode (?:off|disabled|deactivated)\b|\b(?:disable|turn off|deactivate) (?:the |your )?(?:safety"
+        r"|compliance|content filters?|filters?|guardrails?)\b",
+    ),
     _r(
         "jailbreak",
         r"\b(?:simulate|emulate) (?:a |an )?(?:unrestricted|unfiltered|jailbroken|evil|rogue) (?:ai"
@@ -195,6 +233,16 @@ RULES: tuple[Rule, ...] = (
         r"|words|content|conversation|instructions|prompt)s?\b",
     ),
     _r("prompt_extraction", r"\b(?:initiali[sz]ation|init) (?:string|prompt|text)\b"),
+    _r(
+        "prompt_extraction",
+        r"\b(?:what is|whats|tell me|reveal|give me|print|spell|show me|say) (?:the |your )?(?:password"
+        r"|secret word|passphrase|secret code|secret key|api keys?|access tokens?)\b"
+        r"|\b(?:output|print|show|reveal|list|tell me|repeat|display|dump) (?:me )?(?:all )?(?:of )?your"
+        r" (?:rules|instructions|guidelines|prompt|configuration|directives|system message|constraints)\b",
+        "input",
+        "passage",
+        speech=False,
+    ),
     _r(
         "prompt_extraction",
         r"\b(?:everything|all|what) (?:you were|you ve been|you have been|you are) (?:configured|programmed"
@@ -356,7 +404,7 @@ def request_sentences(sentences: list[str]) -> list[str]:
 
 # folded text has no punctuation, so patterns see words separated by single spaces; the role markers
 # need the colon, so they are matched on a lightly normalized copy instead
-_ROLE_FAMILIES = frozenset({"role_markup"})
+_ROLE_FAMILIES = frozenset({"role_markup", "fixed_output"})
 _LIGHT = re.compile(r"\s+")
 
 
