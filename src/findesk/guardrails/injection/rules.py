@@ -291,6 +291,30 @@ RULES: tuple[Rule, ...] = (
         r"|rot13|pig latin|reverse|french|spanish|german|russian|japanese|chinese)\b",
         "passage",
     ),
+    # a passage that announces its own instructions, or an exfiltration link for the reader's model
+    _r(
+        "instruction_override",
+        r"\b(?:new|updated|revised|real|actual|true) instructions?(?: are| is| follow)? (?:recommend|say|tell"
+        r"|write|output|summari[sz]e|respond|reply|answer|ignore|you|from now)\b|\b(?:begin|end"
+        r"|start) (?:new |the )?instructions?\b|\binstructions (?:above|below|before this) (?:are|were)"
+        r" (?:outdated|void|cancelled|canceled|obsolete|wrong|invalid|superseded)\b|\b(?:ignore|disregard"
+        r"|forget) (?:the |all |any |your )?(?:prior|previous|above|earlier|preceding) context\b",
+        "passage",
+    ),
+    _r(
+        "exfiltration",
+        r"!\[[^\]]*\]\(https?://[^)\s]*(?:\{|%7b|user|question|prompt|conversation|history|chat|secret"
+        r"|key|token|session)[^)\s]*\)",
+        "passage",
+    ),
+    _r(
+        "reply_manipulation",
+        r"\b(?:include|add|insert|put|append|mention)(?: \w+){0,5} (?:in|to|into|at the end of) (?:any|every"
+        r"|each|all) (?:summary|summaries|response|responses|answer|answers|reply|replies|output|report)\b"
+        r"|\b(?:summari[sz]ers?|ai readers?|(?:ai|language models?|llms?|assistants?) reading this)"
+        r" (?:should|must|need to|are to)\b",
+        "passage",
+    ),
     # retrieved text that speaks to whoever summarizes it, or tells the model what to tell its reader
     _r(
         "addressed_to_model",
@@ -322,14 +346,16 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "addressed_to_model",
-        r"\b(?:dear|hey|hello|hi|attention|note to|message to|instructions? (?:for|to)) (?:the )?(?:ai"
+        r"\b(?:dear|hey|hello|hi|attention|(?:note|message|instructions?) (?:for|to))"
+        r" (?:the |any |all )?(?:ai"
         r"|assistant|chatbot|chat ?gpt|gpt|llm|language model|model|bot|claude|gemini|copilot)s?\b",
     ),
     _r(
         "addressed_to_model",
         r"\b(?:if you are|as) an? (?:ai(?: (?:assistant|model|system|chatbot))?|assistant"
         r"|language model|llm|chatbot)(?: reading this| summari[sz]ing this)? (?=(?:you|reading|must"
-        r"|should|i|it|tell|please|ignore|do|always|never|your)\b)",
+        r"|should|i|it|tell|please|ignore|do|always|never|your|respond|reply|answer|say|write|state|output"
+        r"|summari[sz]e|recommend|mention|describe|report)\b)",
     ),
     _r(
         "addressed_to_model",
@@ -404,7 +430,7 @@ def request_sentences(sentences: list[str]) -> list[str]:
 
 # folded text has no punctuation, so patterns see words separated by single spaces; the role markers
 # need the colon, so they are matched on a lightly normalized copy instead
-_ROLE_FAMILIES = frozenset({"role_markup", "fixed_output"})
+_ROLE_FAMILIES = frozenset({"role_markup", "fixed_output", "exfiltration"})
 _LIGHT = re.compile(r"\s+")
 
 
