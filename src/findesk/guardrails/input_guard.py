@@ -65,8 +65,6 @@ def guard_text(
     cleaned = redact(stripped)
     kinds = cleaned.kinds
     verdict = screen_input(cleaned.text)
-    # the classifier was trained on off-topic payloads ("Explain the theory of relativity."), so alone it
-    # cannot tell one typed by a user from one planted in a passage; the topic check declines it below
     only_classifier = verdict.reasons == ["classifier"]
     # the classifier was trained on payloads meant for passages: typed by a user, "Explain the theory of
     # relativity." is only off topic (declined below), and a wish about the reply ("In your answer, use

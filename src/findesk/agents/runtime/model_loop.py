@@ -67,6 +67,13 @@ def fence(text: str, limit: int | None = None) -> str:
     return _FENCE.format(body=body)
 
 
+def data_task(header: str, payload: object, ask: str) -> str:
+    """A role's task message around a JSON payload that carries text strangers wrote (claims, findings):
+    ``header``, the payload compact and fenced as quoted data, then what to submit."""
+    body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    return f"{header}\n{fence(body)}\n{ask}"
+
+
 def fenced(outcome: ToolOutcome) -> str:
     """What a model reads of a tool result: its summary fenced as quoted data (the tool result part
     already names the tool; a withheld passage is marked inside the summary). The fence counts against

@@ -10,14 +10,12 @@ Rules:
 
 from __future__ import annotations
 
-import json
-
 from pydantic import BaseModel, ConfigDict, Field
 
 from findesk.agents.role import Caps, DeterministicPolicy, Outcomes, Role
 from findesk.agents.roles.brief.official import LIVE_QUOTE_MISSING, PARTIAL_LIST, describe
 from findesk.agents.roles.brief.reports import OfficialReport, SocialReport
-from findesk.agents.runtime.model_loop import fence
+from findesk.agents.runtime.model_loop import data_task
 from findesk.analytics.divergence import ClaimCheck, contradiction_sentence, verdict_counts
 from findesk.core.dates import IsoDate
 
@@ -121,11 +119,8 @@ def _task(inputs: CoordinatorInput) -> str:
         ],
         "claim_verdicts": verdict_counts(inputs.divergences),
     }
-    return (
-        f"Reports for {inputs.symbol} as of {inputs.as_of.isoformat()} (JSON):\n"
-        f"{fence(json.dumps(payload, ensure_ascii=False, separators=(',', ':')))}\n"
-        "Submit the headline and summary."
-    )
+    header = f"Reports for {inputs.symbol} as of {inputs.as_of.isoformat()} (JSON):"
+    return data_task(header, payload, "Submit the headline and summary.")
 
 
 ROLE: Role[CoordinatorInput, CoordinatorNotes] = Role(

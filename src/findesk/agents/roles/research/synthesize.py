@@ -14,7 +14,6 @@ Rules:
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import date
 
@@ -23,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from findesk.agents.role import Caps, DeterministicPolicy, Outcomes, Role
 from findesk.agents.roles.research.conflicts import Conflict
 from findesk.agents.roles.research.findings import SPECIALISTS, Citation, Finding, SpecialistReport
-from findesk.agents.runtime.model_loop import fence
+from findesk.agents.runtime.model_loop import data_task
 
 MAX_WORDS = 400
 MARKER = re.compile(r"\[(\d{1,3})\]")  # a citation marker, [n]
@@ -271,11 +270,7 @@ def _task(inputs: SynthesisInput) -> str:
         "conflicts": [c.model_dump(mode="json") for c in inputs.conflicts],
         "cut_short": inputs.cut_short,
     }
-    return (
-        "Findings of the desks (JSON):\n"
-        f"{fence(json.dumps(payload, ensure_ascii=False, separators=(',', ':')))}\n"
-        "Submit the answer."
-    )
+    return data_task("Findings of the desks (JSON):", payload, "Submit the answer.")
 
 
 ROLE: Role[SynthesisInput, Synthesis] = Role(
