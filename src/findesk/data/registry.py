@@ -3,7 +3,7 @@
 Rules:
 - Default chains depend on the data mode: snapshot mode serves every category from the snapshot;
   live mode uses the live vendor for each category that has one. A category only the snapshot serves
-  (transcripts, the earnings calendar, fundamentals, balances, mixers, token prices) has no live
+  (transcripts, the earnings calendar, fundamentals, funds, balances, mixers, token prices) has no live
   chain, so live mode answers it ``not_configured`` naming the category, never a live vendor's
   "does not serve". ``Settings.chains`` overrides any category (e.g. ``mixers = ["snapshot"]``).
 - A chain may only name known vendors that serve that category; a mistake is ``invalid_input`` at

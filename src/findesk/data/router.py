@@ -37,6 +37,7 @@ from findesk.data.models import (
     Transcript,
 )
 from findesk.data.models.fundamentals import IndexPeers, QuarterlyFundamentals
+from findesk.data.models.funds import FundProfile, PricePanel
 from findesk.data.models.onchain_risk import EthBalance, MixerList, TokenHolders, TokenPriceHistory
 from findesk.data.symbols import normalize_symbol
 from findesk.data.vendors.base import Category, Vendor
@@ -205,6 +206,19 @@ class DataRouter:
         return await self._symbol_route(
             Category.FUNDAMENTALS, symbol, "index peers", lambda v, s: v.index_peers(s, as_of)
         )
+
+    # ---- weekly ETF analyst: the ETF universe ---------------------------------------------------
+    async def etf_panel(self, as_of: date, start: date) -> Result[PricePanel]:
+        """Adjusted daily bars of every ETF with a bar from ``start`` to ``as_of``, as matrices."""
+        if start > as_of:
+            return Err(ErrorCode.INVALID_INPUT, f"start {start} is after as_of {as_of}; pass an earlier one")
+        return await self._route(
+            Category.FUNDS, f"the ETF panel from {start} to {as_of}", lambda v: v.etf_panel(as_of, start)
+        )
+
+    async def fund_profiles(self, as_of: date) -> Result[dict[str, FundProfile]]:
+        """Each fund's profile (name, category, family, size, fees) by ticker, funds started by ``as_of``."""
+        return await self._route(Category.FUNDS, "fund profiles", lambda v: v.fund_profiles(as_of))
 
     # ---- research desk: balances, mixers, large holders ----------------------------------------
     async def eth_balance(self, address: str, as_of: date) -> Result[EthBalance]:

@@ -12,7 +12,8 @@ Rules:
   number the pool does not explain (every workflow's rule for a model's summary or answer).
 - ``model`` applies ``text`` to every string of a typed output (nested models and lists included),
   except fields that hold identifiers or links rather than prose (``IDENTIFIER_FIELDS``, and any value
-  that is a URL): a single-agent run's output passes the same guard as a workflow's report.
+  that is a URL); mappings are walked by value (their keys are identifiers): a single-agent run's
+  output passes the same guard as a workflow's report.
 - Pure: no I/O; never raises.
 """
 
@@ -110,6 +111,8 @@ class OutputGuard:
             return value.model_copy(update=updates) if updates else value
         if isinstance(value, list):
             return [self._value(v, name) for v in value]
+        if isinstance(value, dict):  # keys are identifiers (symbols, sectors); values are walked
+            return {k: self._value(v, name) for k, v in value.items()}
         if isinstance(value, tuple):
             return tuple(self._value(v, name) for v in value)
         return value
@@ -124,4 +127,6 @@ def _has_text(value: Any) -> bool:
         return True
     if isinstance(value, list | tuple):
         return any(_has_text(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_text(v) for v in value.values())
     return False

@@ -28,10 +28,12 @@ from findesk.tools import (
     crypto_research,
     earnings,
     equity_research,
+    etf,
     filings,
     highlights,
     macro_crypto,
     market,
+    news_search,
     search_filings,
     social,
 )
@@ -52,6 +54,8 @@ def data_tools() -> list[Tool]:
         *equity_research.TOOLS,
         *compliance.TOOLS,
         *crypto_research.TOOLS,
+        *news_search.TOOLS,
+        *etf.TOOLS,
     ]
 
 

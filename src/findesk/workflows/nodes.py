@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from findesk.agents.role import Role
 from findesk.agents.runtime import AgentOutcome
+from findesk.agents.runtime.outcome import RequestedMode
 from findesk.workflows.spec import AgentNote, RunKit
 
 State = Mapping[str, Any]
@@ -33,13 +34,15 @@ def agent_node(
     build: Callable[[State, Any, AgentOutcome[Any]], dict[str, Any]],
     *,
     progress: Callable[[dict[str, Any]], Any] | None = None,
+    mode: RequestedMode | None = None,
 ) -> Node:
-    """A node that runs ``role`` on ``inputs(state)`` and writes ``build(state, inputs, outcome)``."""
+    """A node that runs ``role`` on ``inputs(state)`` and writes ``build(state, inputs, outcome)``.
+    ``mode``: the role's own mode whatever the run's (a code-only role such as a quant screen)."""
 
     async def node(state: State, runtime: Runtime[RunKit]) -> dict[str, Any]:
         kit = runtime.context
         given = inputs(state)
-        outcome = await kit.runtime.run(role, given, kit.tracer, mode=kit.mode)
+        outcome = await kit.runtime.run(role, given, kit.tracer, mode=mode or kit.mode)
         update = build(state, given, outcome)
         update["agents"] = {role.name: AgentNote(mode=outcome.mode, warnings=list(outcome.warnings))}
         if progress is not None:

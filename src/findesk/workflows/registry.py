@@ -51,6 +51,12 @@ BUILTIN: tuple[Entry, ...] = (
         "desks in parallel, one cited answer with conflicts flagged. Research only, never advice.",
         aliases=("ask",),
     ),
+    Entry(
+        "etf-weekly",
+        "findesk.workflows.etf_weekly.spec:SPEC",
+        "Weekly ETF analyst: the US ETF universe screened for one week (alpha vs beta, technicals), news per "
+        "sector, senior analyst flags, a managing director's review and an HTML dashboard. Never advice.",
+    ),
 )
 
 

@@ -14,6 +14,8 @@ Rules:
   in memory and its event sequence continued, so it ends with the report an uninterrupted run gives.
   A finished run's checkpoints are deleted (the audit log keeps the record).
 - A spec's graph is compiled once per process (and per checkpointer).
+- A spec may ``prepare`` its input and data context (after validation, before the opening event) and
+  ``publish`` its report (after assembly, before ``done``).
 """
 
 from __future__ import annotations
@@ -134,7 +136,11 @@ async def run_workflow(
     if isinstance(parsed, Err):
         tracer.emit(Error(code=parsed.code.value, message=parsed.reason))
         return parsed
-    inputs = parsed.value
+    ready = spec.prepared(parsed.value, context, settings)
+    if isinstance(ready, Err):
+        tracer.emit(Error(code=ready.code.value, message=ready.reason))
+        return ready
+    inputs, context = ready.value
     opening = (
         start.event_id if start is not None else tracer.emit(opening_event(spec, inputs, context, mode)).id
     )
@@ -163,6 +169,8 @@ async def run_workflow(
         )
         state = await _run_graph(spec, inputs, kit, handler, checkpointer, tracer.run_id, resume is not None)
         report = spec.assemble(state, scope, handler)
+        if spec.publish is not None:
+            report = spec.publish(inputs, report, settings)
         if handler is not None:
             handler.finish(report)
     except (asyncio.CancelledError, KeyboardInterrupt):

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from langgraph.graph import StateGraph
 
     from findesk.core.access.keys import ApiKey
+    from findesk.core.config import Settings
 
 InT = TypeVar("InT", bound=BaseModel)
 RepT = TypeVar("RepT", bound=BaseModel)
@@ -197,6 +198,12 @@ class WorkflowSpec(Generic[InT, RepT]):
     # the input bound to its caller (identity, tier), or why this caller may not run it so
     bind_caller: Callable[[InT, RunCaller], Result[InT]] | None = None
     aliases: tuple[str, ...] = ()  # further CLI command names (e.g. "ask" for "research")
+    # the input and data context the run really uses (a strategy file read, a week's last day as the
+    # as-of date), or why it cannot run; called before the opening event, so it must be idempotent
+    prepare: Callable[[InT, DataContext, Settings], Result[tuple[InT, DataContext]]] | None = None
+    # after the report is assembled: write what the workflow keeps outside the audit log (a run folder,
+    # a history) and return the report as published; never raises (problems become report warnings)
+    publish: Callable[[InT, RepT, Settings], RepT] | None = None
 
     def parse(self, raw: InT | Mapping[str, Any]) -> Result[InT]:
         """The input as the model (validated) and checked, or why it is refused."""
@@ -213,6 +220,12 @@ class WorkflowSpec(Generic[InT, RepT]):
         except ValidationError as exc:
             return Err(ErrorCode.INVALID_INPUT, f"{self.name}: {validation_reason(exc, limit=1)}")
         return self.check(parsed)
+
+    def prepared(
+        self, inputs: InT, context: DataContext, settings: Settings
+    ) -> Result[tuple[InT, DataContext]]:
+        """The input and data context the run uses (unchanged without a ``prepare`` hook)."""
+        return Ok((inputs, context)) if self.prepare is None else self.prepare(inputs, context, settings)
 
     def bind(self, inputs: InT, caller: RunCaller) -> Result[InT]:
         """``inputs`` bound to ``caller`` (unchanged for a workflow without per-user state)."""

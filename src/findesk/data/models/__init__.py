@@ -3,6 +3,7 @@
 from findesk.data.models.base import Source
 from findesk.data.models.crypto import OnchainTx, ProtocolTVL, TokenInfo
 from findesk.data.models.filings import Fact, Filing, FilingDocument, FilingSection, MaterialEvent
+from findesk.data.models.funds import FundProfile, PricePanel
 from findesk.data.models.macro import MacroObservation, MacroSeries
 from findesk.data.models.market import Company, PriceBar, PriceBars, Quote
 from findesk.data.models.news import NewsItem, SocialAuthor, SocialPost
@@ -17,6 +18,7 @@ __all__ = [
     "Filing",
     "FilingDocument",
     "FilingSection",
+    "FundProfile",
     "MacroObservation",
     "MacroSeries",
     "MaterialEvent",
@@ -24,6 +26,7 @@ __all__ = [
     "OnchainTx",
     "PriceBar",
     "PriceBars",
+    "PricePanel",
     "ProtocolTVL",
     "Quote",
     "SanctionsList",

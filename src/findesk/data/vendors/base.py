@@ -37,6 +37,7 @@ from findesk.data.models import (
     Transcript,
 )
 from findesk.data.models.fundamentals import IndexPeers, QuarterlyFundamentals
+from findesk.data.models.funds import FundProfile, PricePanel
 from findesk.data.models.onchain_risk import EthBalance, MixerList, TokenHolders, TokenPriceHistory
 
 if TYPE_CHECKING:
@@ -71,6 +72,7 @@ class Category(StrEnum):
     BALANCES = "balances"  # an address's ETH balance as last read
     MIXERS = "mixers"  # known mixer contracts and recorded mixer withdrawals
     TOKEN_PRICES = "token_prices"  # a token's dated price points
+    FUNDS = "funds"  # the ETF universe's price panel and fund profiles (weekly ETF analyst)
 
 
 class Vendor:
@@ -164,6 +166,14 @@ class Vendor:
     async def large_holders(self, token: str, as_of: date, limit: int = 10) -> Result[TokenHolders]:
         """The largest holders of ``token`` (a contract address or symbol) as of ``as_of``."""
         return self._not_served(Category.HOLDERS)
+
+    async def etf_panel(self, as_of: date, start: date) -> Result[PricePanel]:
+        """Daily bars of the whole ETF universe, sessions ``start`` to ``as_of`` inclusive."""
+        return self._not_served(Category.FUNDS)
+
+    async def fund_profiles(self, as_of: date) -> Result[dict[str, FundProfile]]:
+        """Every fund's profile by ticker, leaving out funds that started after ``as_of``."""
+        return self._not_served(Category.FUNDS)
 
     async def aclose(self) -> None:
         """Release resources (HTTP connections). Default: nothing to release."""

@@ -161,6 +161,11 @@ async def stream_run(
     context = services.data_context(as_of)
     if isinstance(context, Err):
         raise ApiError.of(context)
+    ready = spec.prepared(parsed.value, context.value, services.settings)
+    if isinstance(ready, Err):
+        services.metrics.rejected.labels(ready.code.value).inc()
+        raise ApiError.of(ready)
+    parsed, context = Ok(ready.value[0]), Ok(ready.value[1])
     tools = await services.tool_context(context.value)  # cheap once open; also checks the data mode
     if isinstance(tools, Err):
         raise ApiError.of(tools)

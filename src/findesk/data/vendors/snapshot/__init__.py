@@ -32,6 +32,7 @@ from findesk.data.models import (
     Transcript,
 )
 from findesk.data.models.fundamentals import IndexPeers, QuarterlyFundamentals
+from findesk.data.models.funds import FundProfile, PricePanel
 from findesk.data.models.onchain_risk import EthBalance, MixerList, TokenHolders, TokenPriceHistory
 from findesk.data.vendors.base import Category, Vendor
 from findesk.data.vendors.snapshot.files import Lazy, SnapshotFiles
@@ -58,6 +59,7 @@ class SnapshotVendor(Vendor):
         self._mixers = Lazy(self._make_mixers)
         self._balances = Lazy(self._make_balances)
         self._token_prices = Lazy(self._make_token_prices)
+        self._funds = Lazy(self._make_funds)
 
     def _make_sec(self) -> Any:
         from findesk.data.vendors.snapshot.sec import SecStore
@@ -194,6 +196,17 @@ class SnapshotVendor(Vendor):
 
     async def token_prices(self, token_id: str, as_of: date) -> Result[TokenPriceHistory]:
         return await self._run(lambda: self._token_prices.get().history(token_id, as_of))
+
+    def _make_funds(self) -> Any:
+        from findesk.data.vendors.snapshot.funds import FundStore
+
+        return FundStore(self.files, self._prices.get())  # shares the indexed ETF panel with bars
+
+    async def etf_panel(self, as_of: date, start: date) -> Result[PricePanel]:
+        return await self._run(lambda: self._funds.get().panel(as_of, start))
+
+    async def fund_profiles(self, as_of: date) -> Result[dict[str, FundProfile]]:
+        return await self._run(lambda: self._funds.get().profiles(as_of))
 
     async def large_holders(self, token: str, as_of: date, limit: int = 10) -> Result[TokenHolders]:
         return Err(

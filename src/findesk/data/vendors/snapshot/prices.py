@@ -14,7 +14,8 @@ Rules this module keeps:
   cached. The indexed tables (``sorted_columns``) and the single-series files (``SnapshotFiles.cached``)
   are kept on disk between processes, so a warm process maps them and never imports pyarrow. All
   methods are synchronous and thread-safe (the vendor runs them in worker threads); pyarrow reads run
-  one at a time (``price_tables.arrow_read``).
+  one at a time (``price_tables.arrow_read``). The ETF panel's index also keeps the file's split
+  ratios and is shared with the universe view (``etf_panel``, used by ``funds``): parsed once.
 - A quote says its ``basis``; an adjusted quote says where as-traded data starts. Its 52-week range
   (closes after the session minus 52 weeks) is on the quote's own basis: as-traded closes with splits
   in the window undone, else the adjusted file's closes; a window the data does not fully cover says so.
@@ -44,6 +45,8 @@ from findesk.data.vendors.snapshot.price_tables import (
     MOVERS,
     OHLCV,
     SP500,
+    SPLITS,
+    SPLITS_SOURCE,
     SPY_FILE,
     VIX_FILE,
     Days,
@@ -55,6 +58,7 @@ from findesk.data.vendors.snapshot.price_tables import (
     Panel,
     arrow_read,
     series_from_csv,
+    sorted_unique,
     to_day,
 )
 from findesk.data.vendors.snapshot.sorted_columns import SortedColumns
@@ -99,26 +103,33 @@ class PriceStore:
             )
         )
         self._sp500 = Lazy(lambda: self._panel(SP500, self._read_sp500))
-        self._etfs = Lazy(lambda: self._panel(ETFS, self._read_etfs))
+        self._etfs = Lazy(lambda: self._panel(ETFS, self._read_etfs, (SPLITS,)))
         self._calendar = Lazy(self._build_calendar)
         self._singles: dict[str, Ohlcv] = {}
         self._singles_lock = threading.Lock()
 
     # ---- loading -------------------------------------------------------------------------------
 
-    def _sorted(self, rel: str, build: Callable[[], SortedColumns]) -> SortedColumns:
+    def _sorted(
+        self, rel: str, build: Callable[[], SortedColumns], required: tuple[str, ...] = ()
+    ) -> SortedColumns:
         cache = self.files.cache_dir / "price-index" if self.files.cache_dir is not None else None
-        return sorted_columns.cached(cache, self.files.path(rel), lambda: arrow_read(build))
+        return sorted_columns.cached(cache, self.files.path(rel), lambda: arrow_read(build), required)
 
     def _movers_table(self) -> MoversTable | None:
         if not self.files.exists(MOVERS):
             return None
         return MoversTable(self._sorted(MOVERS, lambda: MoversTable.build(self.files)))
 
-    def _panel(self, rel: str, read: Callable[[], pa.Table]) -> Panel | None:
+    def _panel(self, rel: str, read: Callable[[], pa.Table], required: tuple[str, ...] = ()) -> Panel | None:
         if not self.files.exists(rel):
             return None
-        return Panel(self._sorted(rel, lambda: Panel.build(read())), rel)
+        return Panel(self._sorted(rel, lambda: Panel.build(read()), required), rel)
+
+    def etf_panel(self) -> Panel | None:
+        """The ETF panel as indexed for ``bars``/``quote`` (split ratios included); None when the
+        snapshot has no ETF file. Shared, so the universe view never parses the parquet again."""
+        return self._etfs.get()
 
     def _read_sp500(self) -> pa.Table:
         import pyarrow as pa
@@ -134,7 +145,7 @@ class PriceStore:
     def _read_etfs(self) -> pa.Table:
         import pyarrow.parquet as pq
 
-        return pq.read_table(self.files.path(ETFS), columns=["date", "ticker", *OHLCV])
+        return pq.read_table(self.files.path(ETFS), columns=["date", "ticker", *OHLCV, SPLITS_SOURCE])
 
     def _single(self, rel: str, adjusted: bool) -> Ohlcv | None:
         if not self.files.exists(rel):
@@ -159,7 +170,7 @@ class PriceStore:
         days = [movers.sessions] if movers is not None else []
         if spy is not None:
             days.append(spy.dates)
-        return _sorted_unique(np.concatenate(days)) if days else np.empty(0, dtype="datetime64[D]")
+        return sorted_unique(np.concatenate(days)) if days else np.empty(0, dtype="datetime64[D]")
 
     # ---- adjusted series lookup ----------------------------------------------------------------
 
@@ -547,17 +558,6 @@ def _range(
         source=source,
         notes=notes,
     )
-
-
-def _sorted_unique(days: Days) -> Days:
-    """``np.unique(days)`` without its import of ``numpy.ma`` (~20 ms of every process's start)."""
-    if len(days) == 0 or bool(np.isnat(days).any()):
-        return np.unique(days)  # NaT handling is np.unique's own
-    ordered = np.sort(days)
-    keep = np.empty(len(ordered), dtype=bool)
-    keep[0] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
-    return ordered[keep]
 
 
 def _get(panel: Panel | None, symbol: str) -> Ohlcv | None:

@@ -4,7 +4,8 @@ Rules this module keeps:
 - Rows are sorted by (symbol, date): each symbol's rows are one contiguous slice of every column.
 - The on-disk copy is derived data only: keyed by the source file's path, size and modification
   time plus ``FORMAT_VERSION``; any mismatch, damage or unwritable cache means "rebuild from the
-  source file", never a wrong answer and never an error.
+  source file", never a wrong answer and never an error. Bump ``FORMAT_VERSION`` whenever a builder
+  stores other columns; a copy lacking a column its caller requires is rebuilt as well.
 - Saving is atomic (a temporary folder renamed into place), so concurrent processes are safe.
 """
 
@@ -14,7 +15,7 @@ import hashlib
 import json
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-FORMAT_VERSION = "1"
+# 2: price panels keep the ETF panel's split ratios (``splits``)
+FORMAT_VERSION = "2"
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,8 +88,14 @@ class SortedColumns:
         return cls(names, bounds, columns, extras)
 
 
-def cached(cache_dir: Path | None, source: Path, build: Callable[[], SortedColumns]) -> SortedColumns:
-    """``build()``'s result, from ``cache_dir`` when a copy for this exact source file exists."""
+def cached(
+    cache_dir: Path | None,
+    source: Path,
+    build: Callable[[], SortedColumns],
+    required: Collection[str] = (),
+) -> SortedColumns:
+    """``build()``'s result, from ``cache_dir`` when a copy for this exact source file exists and
+    holds every column in ``required``."""
     if cache_dir is None:
         return build()
     try:
@@ -98,7 +106,9 @@ def cached(cache_dir: Path | None, source: Path, build: Callable[[], SortedColum
     folder = cache_dir / hashlib.sha1(ident.encode()).hexdigest()
     found = SortedColumns.load(folder) if folder.is_dir() else None
     if found is not None:
-        return found
+        if all(name in found.columns for name in required):
+            return found
+        shutil.rmtree(folder, ignore_errors=True)  # an older shape: make room for the rebuilt copy
     made = build()
     made.save(folder)
     return made
