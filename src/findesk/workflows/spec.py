@@ -152,12 +152,17 @@ class RunCaller:
 
     user: str  # "local", or "key:<id>" for an API key
     tier: str | None = None  # the key's tier; None for the local user
+    # over HTTP, with a key or without one (a server that requires none): the request may not name
+    # files or folders of the machine it runs on, whoever the user is
+    remote: bool = False
 
     @classmethod
     def of_key(cls, key: ApiKey | None) -> RunCaller:
-        """The caller an API key is (its user, whose memory the key reads and writes, is ``key:<id>``
-        wherever a key is turned into a user); no key is the local caller."""
-        return LOCAL_CALLER if key is None else cls(user=f"key:{key.id}", tier=key.tier)
+        """The HTTP caller an API key is (its user, whose memory the key reads and writes, is ``key:<id>``
+        wherever a key is turned into a user); no key is the local user, still remote."""
+        if key is None:
+            return cls(user=LOCAL_CALLER.user, remote=True)
+        return cls(user=f"key:{key.id}", tier=key.tier, remote=True)
 
 
 LOCAL_CALLER = RunCaller(user="local")

@@ -80,23 +80,36 @@ def log_mlflow(folder: Path, entry: HistoryEntry, strategy_name: str) -> str | N
     except ImportError:
         return None
     try:
-        uri = os.environ.get("MLFLOW_TRACKING_URI") or (folder.resolve() / "mlruns").as_uri()
-        mlflow.set_tracking_uri(uri)
-        mlflow.set_experiment(f"findesk etf-weekly: {strategy_name}")
-        with mlflow.start_run(run_name=f"{entry.week_end.isoformat()} {entry.run_id}"):
-            mlflow.log_params({"strategy_hash": entry.strategy_hash, "week_end": entry.week_end.isoformat()})
-            metrics = {
-                "candidates": entry.candidates,
-                "sectors": entry.sectors,
-                "quality_score": entry.quality_score,
-                "model_calls": entry.model_calls,
-                "input_tokens": entry.input_tokens,
-                "output_tokens": entry.output_tokens,
-                "cost_usd": entry.cost_usd,
-                **{f"evidence_{k}": v for k, v in entry.evidence.items()},
-                **{f"flags_{k}": v for k, v in entry.flags.items()},
-            }
-            mlflow.log_metrics({k: float(v) for k, v in metrics.items()})
+        uri = os.environ.get("MLFLOW_TRACKING_URI")
+        if not uri:
+            # a local file store beside the runs: MLflow 3 keeps it only on request (no server, no
+            # database driver needed, which is what a weekly desk on one machine wants)
+            os.environ.setdefault("MLFLOW_ALLOW_FILE_STORE", "true")
+            uri = (folder.resolve() / "mlruns").as_uri()
+        # a client of its own: ``mlflow.set_tracking_uri`` would change the process's URI (and its
+        # environment) for every later run, and this run's folder is not theirs
+        client = mlflow.MlflowClient(tracking_uri=uri)
+        name = f"findesk etf-weekly: {strategy_name}"
+        experiment = client.get_experiment_by_name(name)
+        experiment_id = experiment.experiment_id if experiment is not None else client.create_experiment(name)
+        run = client.create_run(experiment_id, run_name=f"{entry.week_end.isoformat()} {entry.run_id}")
+        run_id = run.info.run_id
+        client.log_param(run_id, "strategy_hash", entry.strategy_hash)
+        client.log_param(run_id, "week_end", entry.week_end.isoformat())
+        metrics = {
+            "candidates": entry.candidates,
+            "sectors": entry.sectors,
+            "quality_score": entry.quality_score,
+            "model_calls": entry.model_calls,
+            "input_tokens": entry.input_tokens,
+            "output_tokens": entry.output_tokens,
+            "cost_usd": entry.cost_usd,
+            **{f"evidence_{k}": v for k, v in entry.evidence.items()},
+            **{f"flags_{k}": v for k, v in entry.flags.items()},
+        }
+        for key, value in metrics.items():
+            client.log_metric(run_id, key, float(value))
+        client.set_terminated(run_id)
     except Exception as exc:  # an optional logger must never fail the run
         return f"MLflow logging failed: {type(exc).__name__}: {exc}"
     return None

@@ -45,7 +45,7 @@ from findesk.workflows.etf_weekly.models import EtfWeeklyInput, EtfWeeklyReport,
 from findesk.workflows.etf_weekly.render_html import to_html
 from findesk.workflows.etf_weekly.render_markdown import to_markdown
 from findesk.workflows.etf_weekly.stream import SECTIONS, EtfWeeklyStream
-from findesk.workflows.spec import LOCAL_CALLER, RunCaller, RunScope, StreamHandler, WorkflowSpec
+from findesk.workflows.spec import RunCaller, RunScope, StreamHandler, WorkflowSpec
 
 SERVER_FOLDER = "etf-weekly"  # under the server's state folder
 
@@ -62,7 +62,7 @@ def _check(inputs: EtfWeeklyInput) -> Result[EtfWeeklyInput]:
 
 def _bind(inputs: EtfWeeklyInput, caller: RunCaller) -> Result[EtfWeeklyInput]:
     """Over HTTP the request names no path: the server reads no file and writes under its own folder."""
-    if caller.user == LOCAL_CALLER.user:
+    if not caller.remote:
         return Ok(inputs)
     if inputs.config is not None or inputs.out is not None:
         return Err(

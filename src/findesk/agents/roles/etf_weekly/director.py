@@ -154,6 +154,9 @@ def blind_spots(inputs: DirectorInput) -> list[str]:
             f"no news source speaks for {', '.join(sorted(unsearched))}: "
             "their evidence is 'none' by construction"
         )
+    beyond = sorted(set(inputs.groups) - set(inputs.news))
+    if beyond:
+        spots.append(f"not searched for news (beyond the strategy's news.max_sectors): {', '.join(beyond)}")
     failed = [s for s, n in inputs.news.items() if n.searched.startswith("news search failed")]
     if failed:
         spots.append(f"the news search failed for {', '.join(sorted(failed))}")
