@@ -52,6 +52,8 @@ EXPECTED = {
     "get_token_prices",
     "get_eth_balance",
     "get_large_holders",
+    "search_news",
+    "screen_etf_week",
 }
 
 

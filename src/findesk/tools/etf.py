@@ -25,7 +25,7 @@ from findesk.analytics.etf.sectors import classify
 from findesk.analytics.etf.series import price_series
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.models.funds import FundProfile, PricePanel
-from findesk.tools.args import POINT_IN_TIME, Ticker, ToolArgs
+from findesk.tools.args import POINT_IN_TIME, QUOTE_RULE, Ticker, ToolArgs
 from findesk.tools.base import Tool, ToolContext
 
 # calendar days per session, with margin for holidays: 1.5 covers any US year
@@ -35,8 +35,14 @@ _HISTORY_SESSIONS = 260  # SMA200 plus margin; the beta lookback may ask for mor
 
 class ScreenArgs(ToolArgs):
     week_ending: date = Field(description="The week's last day (YYYY-MM-DD), on or before the as-of date.")
-    prep: PrepParams = Field(default_factory=PrepParams)
-    candidates: CandidateRules = Field(default_factory=CandidateRules)
+    prep: PrepParams = Field(
+        default_factory=PrepParams,
+        description="Lookbacks and data-quality thresholds (the strategy's prep block).",
+    )
+    candidates: CandidateRules = Field(
+        default_factory=CandidateRules,
+        description="Which funds are candidates (the strategy's candidates block).",
+    )
     watch: list[Ticker] = Field(
         default_factory=list,
         max_length=50,
@@ -128,7 +134,8 @@ screen_etf_week = Tool(
     description=(
         "Screens the whole US ETF universe for one week: each fund's weekly return, beta to SPY, alpha "
         "residual, SMA50/200, RSI(14), Bollinger position, volume ratio, ATR and sigma; bad ticks and split "
-        f"artefacts caught; candidates chosen by the strategy's rules, grouped by sector. {POINT_IN_TIME}"
+        f"artefacts caught; candidates chosen by the strategy's rules, grouped by sector. {POINT_IN_TIME} "
+        f"{QUOTE_RULE}"
     ),
     args=ScreenArgs,
     fn=_screen,

@@ -33,7 +33,14 @@ PER_TICKER = 200  # articles read per ticker before the window and terms filter 
 
 
 class NewsSearchArgs(ToolArgs):
-    tickers: Annotated[list[Ticker], Field(min_length=1, max_length=MAX_TICKERS)]
+    tickers: Annotated[
+        list[Ticker],
+        Field(
+            min_length=1,
+            max_length=MAX_TICKERS,
+            description="The stocks whose news speaks for the topic (e.g. a sector's largest), up to 8.",
+        ),
+    ]
     terms: Annotated[
         list[Annotated[str, Field(min_length=2, max_length=40)]],
         Field(

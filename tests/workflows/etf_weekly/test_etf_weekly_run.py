@@ -293,3 +293,21 @@ def test_prices_after_the_week_are_never_read(default_week: WeeklyRun) -> None:
     for call in report.tool_calls:
         assert "2025-05-2" in json.dumps(call.arguments) or call.name != "screen_etf_week"
     assert np.isfinite([p.pct_return for p in report.symbol_profiles.values()]).all()
+
+
+def test_a_week_without_prices_says_so_and_shows_no_made_up_figure(
+    etf_settings: Settings, etf_tools: ToolContext, tmp_path: Path
+) -> None:
+    # the ETF panel starts in 2021: a 2020 week has no prices, and the run still finishes
+    run = run_weekly(
+        etf_settings, etf_tools, {"week_ending": "2020-06-05", "out": str(tmp_path)}, as_of="2020-06-05"
+    )
+    report = run.ok
+    assert report.market_context.spy_weekly_return is None and report.market_context.spy_close is None
+    assert report.symbol_profiles == {} and report.director.quality_score == 5.0
+    assert "the ETF screen is unavailable" in report.director.executive_summary
+    assert any("ETF screen unavailable: no_data" in w for w in report.warnings)
+    spots = report.director.blind_spots
+    assert len(spots) == len(set(spots))
+    markdown = (Path(report.output_dir or "") / "report.md").read_text()
+    assert "+0.00%" not in markdown and "close 0.00" not in markdown

@@ -2,8 +2,8 @@
 
 Rules:
 - Presentation only; never raises on odd input. Content and figures come from the plain-text lines of
-  ``findesk.workflows.brief.lines`` and the primitives of ``findesk.core.formatting``, as the Markdown
-  and HTML renderings do, so the three renderings agree.
+  ``findesk.workflows.brief.lines``, the primitives of ``findesk.core.formatting`` and the tool-trace row
+  of ``findesk.workflows.report_parts``, as the Markdown and HTML renderings do, so the three agree.
 - Every piece of data text goes through ``rich.markup.escape`` and is printed without emoji codes or
   highlighting: "[bold red]x[/]" or ":rocket:" in a post is printed as written, never interpreted.
 - The one-screen view keeps to ``SCREEN_LINES`` lines at 120 columns: each part has a fixed line budget
@@ -32,6 +32,7 @@ from rich.text import Text
 from findesk.core.formatting import clip, is_http, one_line, plural, word_clip
 from findesk.workflows.brief import lines as txt
 from findesk.workflows.brief.models import SECTION_TITLES, Briefing
+from findesk.workflows.report_parts import TOOL_COLUMNS, tool_row
 
 SCREEN_LINES = 60  # a maximised terminal; the numbered sources (up to ~10 lines) are part of it
 MAX_FILINGS = 5
@@ -285,10 +286,10 @@ def _divergences(console: Console, b: Briefing, details: bool) -> None:
 
 def _tool_table(b: Briefing) -> Table:
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    for name in txt.TOOL_COLUMNS:
+    for name in TOOL_COLUMNS:
         table.add_column(name, justify="right" if name == "latency ms" else "left", overflow="fold")
     for t in b.audit.tool_calls:
-        cells = [escape(c) for c in txt.tool_row(t)]
+        cells = [escape(c) for c in tool_row(t)]
         if t.status != "ok":
             cells[2] = f"[bold red]{cells[2]}[/]"
         table.add_row(*(Text.from_markup(c, emoji=False) for c in cells))

@@ -5,7 +5,9 @@ Rules:
 - Lines are plain and unescaped: each renderer escapes them for its own format (``md``, ``html.escape``,
   ``rich.markup.escape``), so the three renderings say the same thing in the same words.
 - Briefing-specific only: the generic primitives (numbers, counts, plurals, one-line, clipping, URLs)
-  live in ``findesk.core.formatting``; this module decides which figures a line holds and in what order.
+  live in ``findesk.core.formatting`` and the pieces every workflow's renderers share (data label,
+  tool-trace row) in ``findesk.workflows.report_parts``; this module decides which figures a line holds
+  and in what order.
 - Figures are printed as the model holds them: prices and changes with 2 decimals, volumes with
   thousands separators, percents and z-scores signed with 2 decimals; reported filing figures are never
   rounded. The one compaction is the market cap ("3.45T").
@@ -19,7 +21,6 @@ Rules:
 
 from __future__ import annotations
 
-import json
 import math
 
 from findesk.agents.roles.brief.reports import (
@@ -35,9 +36,9 @@ from findesk.analytics.key_figures import Computed, Figure, KeyFigures
 from findesk.analytics.social_claims import SocialClaim
 from findesk.analytics.social_themes import ToneCounts
 from findesk.analytics.volume import VolumeAnomaly
-from findesk.core.formatting import NONE, clip, compact, count, exact, finite, one_line, plural, price, signed
-from findesk.workflows.brief.models import Briefing, DivergencesSection, data_label, section_title
-from findesk.workflows.records import ToolCallRecord
+from findesk.core.formatting import NONE, compact, count, exact, finite, one_line, plural, price, signed
+from findesk.workflows.brief.models import Briefing, DivergencesSection, section_title
+from findesk.workflows.report_parts import data_label
 
 UNVERIFIED = "[UNVERIFIED]"  # the mark every renderer puts before each social claim line
 
@@ -439,30 +440,6 @@ def audit_line(b: Briefing) -> str:
         f"{plural(tool_errors(b), 'error')} · {plural(a.model_round_trips, 'model round trip')} · "
         f"{plural(len(a.warnings), 'warning')} · {plural(len(b.sources), 'source')}"
     )
-
-
-def arguments_text(t: ToolCallRecord, limit: int = 160) -> str:
-    try:
-        text = json.dumps(t.arguments, default=str, ensure_ascii=False, sort_keys=True)
-    except (TypeError, ValueError):
-        text = repr(t.arguments)
-    return clip(one_line(text), limit)
-
-
-def tool_row(t: ToolCallRecord) -> list[str]:
-    """agent, tool, status, latency ms, cached, arguments, summary."""
-    return [
-        one_line(t.agent),
-        one_line(t.name),
-        one_line(t.status),
-        f"{t.latency_ms:,.0f}" if math.isfinite(t.latency_ms) else NONE,
-        "yes" if t.cached else "no",
-        arguments_text(t),
-        clip(one_line(t.summary), 160),
-    ]
-
-
-TOOL_COLUMNS = ("agent", "tool", "status", "latency ms", "cached", "arguments", "summary")
 
 
 def post_head(p: PostView) -> str:

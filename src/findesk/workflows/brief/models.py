@@ -28,6 +28,7 @@ from findesk.analytics.key_figures import KeyFigures
 from findesk.guardrails.advice import AdviceFinding
 from findesk.guardrails.number_trace import UntracedNumber
 from findesk.workflows.records import AgentRecord, ToolCallRecord
+from findesk.workflows.report_parts import data_label
 
 DISCLAIMER = (
     "For information only: findesk summarizes filings, market data and public posts; it does not give "
@@ -129,12 +130,6 @@ class ClientAnswer(BaseModel):
 
 def section_title(name: SectionName) -> str:
     return SECTION_TITLES[SECTION_NAMES.index(name)]
-
-
-def data_label(data_mode: str, as_of: date) -> str:
-    """The data mode with its date: "offline snapshot as of 2025-08-29", "live, as of 2025-09-02"."""
-    day = as_of.isoformat()
-    return data_mode if day in data_mode else f"{data_mode}, as of {day}"
 
 
 class Briefing(BaseModel):

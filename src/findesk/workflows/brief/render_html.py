@@ -2,21 +2,24 @@
 
 Rules:
 - Presentation only: pure, never raises on odd input.
-- Self-contained: inline CSS, no scripts, nothing fetched (no CDN, fonts, images or CSS ``url()``); a
-  Content-Security-Policy meta tag forbids anything else should data ever slip through.
-- Every piece of data text goes through ``html.escape`` or, for prose that may carry Markdown (finding
+- Self-contained: inline CSS, no scripts, nothing fetched (no CDN, fonts, images or CSS ``url()``); the
+  Content-Security-Policy meta tag of ``report_parts.html_page`` forbids anything else should data ever
+  slip through.
+- Every piece of data text goes through ``report_parts.e`` (one printable line: bidi, control and
+  format characters dropped, then ``html.escape``) or, for prose that may carry Markdown (finding
   claims, filing excerpts, theme summaries, post bodies), through ``guardrails.safe_markdown`` (raw
   HTML escaped, output allow-listed); nothing from data is inserted raw. Links only for ``http(s)://``
-  URLs, escaped, with ``rel="noopener noreferrer nofollow"``; any other URL is shown as text.
+  URLs (``report_parts.link``: escaped, ``rel="noopener noreferrer nofollow"``); any other URL is
+  shown as text.
 - ``section_html`` renders one section alone: the API streams each section as it is final. The page
   lists warnings and tool calls in panels of its own, so its audit section only counts them.
 - The first line (and the title) is ``Briefing.data_line``: the data mode and date, then the ticker.
 - Every ``[n]`` marker is a link to entry ``n`` of the source list (id ``source-n``), and every entry with
   an ``http(s)`` URL links to its source. Wide tables scroll inside their box, never widen the page.
 - Same content and order as the Markdown rendering (see ``render_markdown``), from the same plain-text
-  lines (``brief.lines``, escaped here) and primitives (``core.formatting``): the seven sections of
-  ``SECTION_TITLES``, footnotes ``[n]`` on official content, ``[UNVERIFIED]`` on every social claim line,
-  figures as the model holds them, ``b.disclaimer`` last.
+  lines (``brief.lines``, escaped here) and primitives (``core.formatting``, ``report_parts``): the
+  seven sections of ``SECTION_TITLES``, footnotes ``[n]`` on official content, ``[UNVERIFIED]`` on
+  every social claim line, figures as the model holds them, ``b.disclaimer`` last.
 """
 
 from __future__ import annotations
@@ -24,10 +27,11 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Iterable
 
-from findesk.core.formatting import is_http, one_line, plural
+from findesk.core.formatting import plural
 from findesk.guardrails.safe_markdown import block_html, inline_html
 from findesk.workflows.brief import lines as txt
 from findesk.workflows.brief.models import SECTION_NAMES, SECTION_TITLES, Briefing, SectionName
+from findesk.workflows.report_parts import TOOL_COLUMNS, e, html_page, link, tool_row
 
 _CSS = """
 body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d232b;background:#f6f7f9;
@@ -51,22 +55,7 @@ td.num{text-align:right;white-space:nowrap}
 blockquote{margin:.3em 0 .3em 1em;color:#3d4652;border-left:3px solid #d8dde3;padding-left:8px}
 footer{margin-top:2em;border-top:1px solid #d8dde3;padding-top:8px}
 """
-_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'none'"
-_REL = "noopener noreferrer nofollow"
 UNVERIFIED = f'<span class="unverified">{html.escape(txt.UNVERIFIED)}</span>'
-
-
-def e(text: object) -> str:
-    """Data as inert HTML text, on one line (``one_line``: no bidi override can reverse the page)."""
-    return html.escape(one_line(text), quote=True)
-
-
-def link(url: str | None, label: str | None = None) -> str:
-    if url is None or not url.strip():
-        return '<span class="muted">no URL</span>'
-    if is_http(url):
-        return f'<a href="{e(url.strip())}" rel="{_REL}">{e(label or url.strip())}</a>'
-    return f'<span class="url">{e(url)}</span>'
 
 
 def source_id(n: int) -> str:
@@ -217,10 +206,10 @@ def _tool_table(b: Briefing) -> str:
     calls = b.audit.tool_calls
     if not calls:
         return '<p class="muted">no tool calls</p>'
-    head = "".join(f"<th>{e(c)}</th>" for c in txt.TOOL_COLUMNS)
+    head = "".join(f"<th>{e(c)}</th>" for c in TOOL_COLUMNS)
     rows = []
     for t in calls:
-        cells = txt.tool_row(t)
+        cells = tool_row(t)
         status = f'<td class="err">{e(cells[2])}</td>' if t.status != "ok" else f"<td>{e(cells[2])}</td>"
         rows.append(
             f"<tr><td>{e(cells[0])}</td><td>{e(cells[1])}</td>{status}"
@@ -302,18 +291,11 @@ def to_html(b: Briefing) -> str:
         f'<section id="section-{n}"><h2>{e(name)}</h2>{body(b)}</section>'
         for n, (name, body) in enumerate(zip(SECTION_TITLES, _BODIES, strict=True), 1)
     )
-    return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en"><head><meta charset="utf-8">'
-        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
-        '<meta name="referrer" content="no-referrer">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{e(title)}</title><style>{_CSS}</style></head>\n"
-        "<body><main>\n"
+    body = (
         f'<header><p class="meta">{e(title)}</p><h1>{e(b.headline)}</h1>'
         f'<p class="summary">{inline_html(b.summary)}</p></header>\n'
         f"{question_html(b)}\n"
         f"{sections}\n"
-        f'<footer><p class="disclaimer">{e(b.disclaimer)}</p></footer>\n'
-        "</main></body></html>\n"
+        f'<footer><p class="disclaimer">{e(b.disclaimer)}</p></footer>'
     )
+    return html_page(title, _CSS, body)

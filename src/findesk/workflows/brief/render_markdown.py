@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from findesk.core.formatting import exact, md, md_url, one_line, plural
 from findesk.workflows.brief.lines import (
-    TOOL_COLUMNS,
     UNVERIFIED,
     age_stamp,
     agents_mode_lines,
@@ -37,7 +36,6 @@ from findesk.workflows.brief.lines import (
     shown_posts,
     subreddits_line,
     tool_errors,
-    tool_row,
     usage_line,
     verdict_line,
     verdict_text,
@@ -46,6 +44,7 @@ from findesk.workflows.brief.lines import (
     window_line,
 )
 from findesk.workflows.brief.models import SECTION_TITLES, Briefing
+from findesk.workflows.report_parts import TOOL_COLUMNS, tool_row
 
 # exact, filing_head, key_figure_lines, quote_lines and window_line are re-exported: question.py
 # imports them from here, until it imports them from their homes (core.formatting, brief.lines).

@@ -3,12 +3,12 @@
 Rules:
 - Presentation only: pure, never raises on odd input; same report, same bytes.
 - Self-contained: inline CSS and inline SVG charts (``charts``), no script, nothing fetched (no CDN,
-  font, image or CSS ``url()``); a Content-Security-Policy meta tag forbids anything else should data
-  ever slip through. It opens offline from a ``file://`` URL.
-- Every string from the report is data: ``html.escape`` on one line (``plain``: bidi and control
-  characters dropped). Links only for whole ``http(s)://`` URLs (``core.formatting.is_http``), escaped,
-  with ``rel="noopener noreferrer nofollow"``; any other URL or citation is shown as text. Ids built
-  from data are slugs (``[a-z0-9-]``), made unique.
+  font, image or CSS ``url()``); the Content-Security-Policy meta tag of ``report_parts.html_page``
+  forbids anything else should data ever slip through. It opens offline from a ``file://`` URL.
+- Every string from the report is data: ``html.escape`` on one printable line (``report_parts.e``:
+  bidi, control and format characters dropped). Links only for whole ``http(s)://`` URLs
+  (``report_parts.link``), escaped, with ``rel="noopener noreferrer nofollow"``; any other URL or
+  citation is shown as text. Ids built from data are slugs (``[a-z0-9-]``), made unique.
 - Same sections, order, words and figures as the Markdown (``render_markdown``, whose plain-text
   lines both use); every statement carries its agent (``<span class="by by-quant">— quant</span>``).
 - Stable hooks for a browser: sections ``#report-header``, ``#disclaimer``, ``#executive-summary``,
@@ -21,13 +21,11 @@ Rules:
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Iterable
 
 from findesk.agents.roles.etf_weekly.models import NewsSource, SectorView
 from findesk.core.formatting import NONE, is_http, number, plural
-from findesk.workflows.brief.lines import TOOL_COLUMNS, tool_row
 from findesk.workflows.etf_weekly.charts import beta_alpha_svg, price_svg
 from findesk.workflows.etf_weekly.models import EtfWeeklyReport
 from findesk.workflows.etf_weekly.render_markdown import (
@@ -43,7 +41,6 @@ from findesk.workflows.etf_weekly.render_markdown import (
     group_items,
     header_items,
     history_row,
-    plain,
     profile_items,
     revised_sectors,
     sector_order,
@@ -52,6 +49,7 @@ from findesk.workflows.etf_weekly.render_markdown import (
     title_line,
     usage_line,
 )
+from findesk.workflows.report_parts import TOOL_COLUMNS, e, html_page, link, printable, tool_row
 
 _CSS = """
 body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d232b;background:#f6f7f9;
@@ -88,29 +86,13 @@ td{overflow-wrap:anywhere}a{overflow-wrap:anywhere}
 .err{color:#b00020;font-weight:600}
 footer{margin-top:2em;border-top:1px solid #d8dde3;padding-top:8px}
 """
-_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'none'"
-_REL = "noopener noreferrer nofollow"
 _FLAGS = ("GREEN", "YELLOW", "RED")
 _EVIDENCE = ("strong", "weak", "none")
 _DRIVERS = ("transient", "persistent")
 
 
-def e(text: object) -> str:
-    """Data as inert HTML text on one printable line."""
-    return html.escape(plain(text), quote=True)
-
-
-def link(url: str | None, label: str | None = None) -> str:
-    """A link for a whole ``http(s)`` URL; anything else as text."""
-    if url is None or not url.strip():
-        return '<span class="muted">no URL</span>'
-    if is_http(url):
-        return f'<a href="{e(url.strip())}" rel="{_REL}">{e(label or url.strip())}</a>'
-    return f'<span class="url">{e(url)}</span>'
-
-
 def slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", plain(text).lower()).strip("-")[:60] or "x"
+    return re.sub(r"[^a-z0-9]+", "-", printable(text).lower()).strip("-")[:60] or "x"
 
 
 def anchors(names: Iterable[str], prefix: str) -> dict[str, str]:
@@ -242,8 +224,8 @@ class _Page:
             return '<p class="muted">Sources: none</p>'
         rows = []
         for n, s in enumerate(sources, 1):
-            target = link(s.url, plain(s.title)) if is_http(s.url) else e(s.title)
-            rest = source_line(s)[len(plain(s.title)) :]  # publisher and time, after the title
+            target = link(s.url, printable(s.title)) if is_http(s.url) else e(s.title)
+            rest = source_line(s)[len(printable(s.title)) :]  # publisher and time, after the title
             cite = "" if is_http(s.url) else f' <span class="muted">({e(s.cite)})</span>'
             rows.append(f'<li id="{where}-{n}">[{e(s.id)}] {target} {e(rest)}{cite}</li>')
         return f'<ol class="sources">{"".join(rows)}</ol>'
@@ -451,12 +433,4 @@ def to_html(r: EtfWeeklyReport) -> str:
         page.trace(),
         page.footer(),
     )
-    return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en"><head><meta charset="utf-8">'
-        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
-        '<meta name="referrer" content="no-referrer">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{e(title_line(r))}</title><style>{_CSS}</style></head>\n"
-        "<body><main>\n" + "\n".join(p for p in parts if p) + "\n</main></body></html>\n"
-    )
+    return html_page(title_line(r), _CSS, "\n".join(p for p in parts if p))

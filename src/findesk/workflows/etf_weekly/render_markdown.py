@@ -11,13 +11,13 @@ Rules:
   beyond the beta part (average return minus average alpha residual, ``charts.beta_alpha_parts``).
 - Data text is inert: Markdown through ``core.formatting.md`` (structure and HTML characters escaped),
   links only for whole ``http(s)`` URLs (``md_url``); control characters (an ESC that would drive a
-  terminal) are dropped from every data string before it is printed anywhere.
+  terminal) are dropped from every data string before it is printed anywhere (``report_parts.printable``,
+  which the tool-trace row uses too).
 - A symbol's flag is the senior analyst's unless the managing director adjusted it; then both show.
 """
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable
 
 from findesk.agents.roles.etf_weekly.models import (
@@ -27,12 +27,11 @@ from findesk.agents.roles.etf_weekly.models import (
     SectorView,
     SymbolProfile,
 )
-from findesk.core.formatting import NONE, finite, md, md_url, number, one_line, plural, signed, usd
-from findesk.workflows.brief.lines import TOOL_COLUMNS, tool_row
-from findesk.workflows.brief.models import data_label
+from findesk.core.formatting import NONE, finite, md, md_url, number, plural, signed, usd
 from findesk.workflows.etf_weekly.charts import beta_alpha_label, beta_alpha_parts
 from findesk.workflows.etf_weekly.models import EtfWeeklyReport, HistoryEntry
 from findesk.workflows.records import AgentRecord
+from findesk.workflows.report_parts import TOOL_COLUMNS, data_label, printable, tool_row
 
 TITLE = "Weekly ETF analyst"
 AGENT_COLUMNS = (
@@ -62,12 +61,6 @@ HISTORY_COLUMNS = (
 # ---- plain-text lines (shared with the dashboard) ----
 
 
-def plain(text: object) -> str:
-    """Data as one printable line: ``one_line`` plus control and format characters dropped."""
-    flat = one_line(text)
-    return "".join(ch for ch in flat if unicodedata.category(ch) not in ("Cc", "Cf", "Co", "Cs"))
-
-
 def pct(value: float | None) -> str:
     return f"{signed(value)}%" if finite(value) else NONE
 
@@ -85,10 +78,10 @@ def header_items(r: EtfWeeklyReport) -> list[tuple[str, str]]:
     return [
         ("week", f"{r.week_start.isoformat()} close to {r.week_end.isoformat()} close"),
         ("as of", r.as_of.isoformat()),
-        ("data", plain(data_label(r.data_mode, r.as_of))),
-        ("mode", plain(r.mode)),
-        ("strategy", f"{plain(r.strategy.name)} (hash {plain(r.strategy_hash)})"),
-        ("run", plain(r.run_id)),
+        ("data", printable(data_label(r.data_mode, r.as_of))),
+        ("mode", printable(r.mode)),
+        ("strategy", f"{printable(r.strategy.name)} (hash {printable(r.strategy_hash)})"),
+        ("run", printable(r.run_id)),
     ]
 
 
@@ -101,11 +94,11 @@ def context_items(r: EtfWeeklyReport) -> list[tuple[str, str]]:
     curve = pp(m.yield_curve_10y2y)
     if finite(m.yield_curve_10y2y):
         curve += f" ({m.yield_curve_date.isoformat()})" if m.yield_curve_date else ""
-        curve += f": {plain(m.yield_curve_state)}" if m.yield_curve_state else ""
+        curve += f": {printable(m.yield_curve_state)}" if m.yield_curve_state else ""
     return [
         ("SPY weekly return", spy),
         ("VIX", vix if finite(m.vix_level) else f"{NONE} (not available)"),
-        ("regime", plain(m.regime)),
+        ("regime", printable(m.regime)),
         ("yield curve 10y-2y", curve if finite(m.yield_curve_10y2y) else f"{NONE} (not available)"),
         ("universe", plural(m.universe, "fund")),
     ]
@@ -114,7 +107,7 @@ def context_items(r: EtfWeeklyReport) -> list[tuple[str, str]]:
 def group_items(g: SectorGroup) -> list[tuple[str, str]]:
     parts = beta_alpha_parts(g)
     return [
-        ("members", ", ".join(plain(s) for s in g.members) or NONE),
+        ("members", ", ".join(printable(s) for s in g.members) or NONE),
         ("average return", pct(g.avg_return)),
         ("average alpha residual", pp(g.avg_alpha_residual)),
         ("average beta", number(g.avg_beta)),
@@ -137,7 +130,7 @@ def profile_items(p: SymbolProfile) -> list[tuple[str, str]]:
         ("move in sigmas", number(p.move_sigmas)),
         ("vs SMA50 / SMA200", f"{pct(p.price_vs_sma50_pct)} / {pct(p.price_vs_sma200_pct)}"),
         ("close", number(p.close)),
-        ("signal", plain(p.signal)),
+        ("signal", printable(p.signal)),
     ]
 
 
@@ -206,45 +199,45 @@ def first_view(r: EtfWeeklyReport, sector: str) -> SectorView | None:
 
 def source_line(s: NewsSource) -> str:
     """A source's title, publisher and time (its link is added by each rendering)."""
-    who = f" — {plain(s.publisher)}" if s.publisher else ""
-    return f"{plain(s.title)}{who}, {s.published_at.strftime('%Y-%m-%d %H:%M')} UTC"
+    who = f" — {printable(s.publisher)}" if s.publisher else ""
+    return f"{printable(s.title)}{who}, {s.published_at.strftime('%Y-%m-%d %H:%M')} UTC"
 
 
 def follow_up_text(h: HistoryEntry) -> str:
     """Did the previous week's GREEN flags mean-revert: each one's return this week, and how many rose."""
     if not h.follow_up:
         return NONE
-    rows = [f"{plain(s)} {pct(v)}" for s, v in h.follow_up.items()]
+    rows = [f"{printable(s)} {pct(v)}" for s, v in h.follow_up.items()]
     up = sum(1 for v in h.follow_up.values() if finite(v) and v > 0)
     return f"{', '.join(rows)} ({up} of {len(h.follow_up)} reverted)"
 
 
 def counts_text(counts: dict[str, int]) -> str:
-    return ", ".join(f"{plain(k)} {v:,}" for k, v in counts.items()) or NONE
+    return ", ".join(f"{printable(k)} {v:,}" for k, v in counts.items()) or NONE
 
 
 def history_row(h: HistoryEntry) -> list[str]:
     return [
         h.week_end.isoformat(),
-        plain(h.run_id),
-        plain(h.strategy_hash),
+        printable(h.run_id),
+        printable(h.strategy_hash),
         f"{h.candidates:,}",
         f"{h.sectors:,}",
         counts_text(h.evidence),
         counts_text(h.flags),
         number(h.quality_score, 1),
-        ", ".join(plain(s) for s in h.green) or NONE,
+        ", ".join(printable(s) for s in h.green) or NONE,
         follow_up_text(h),
     ]
 
 
 def agent_row(a: AgentRecord) -> list[str]:
-    mode = plain(a.mode) + (" (fell back)" if a.fell_back else "")
+    mode = printable(a.mode) + (" (fell back)" if a.fell_back else "")
     seconds = f"{a.latency_ms / 1000:,.1f} s" if finite(a.latency_ms) else NONE
     return [
-        plain(a.name),
+        printable(a.name),
         mode,
-        plain(a.mode_reason),
+        printable(a.mode_reason),
         f"{a.model_turns:,}",
         f"{a.tool_calls:,}",
         f"{a.input_tokens:,}",
@@ -270,7 +263,7 @@ def excluded_line(r: EtfWeeklyReport) -> str:
 
 
 def _md(text: object) -> str:
-    return md(plain(text))
+    return md(printable(text))
 
 
 def _by(who: str) -> str:
@@ -329,9 +322,11 @@ def _beta_alpha_md(r: EtfWeeklyReport) -> list[str]:
         g = r.sector_groups.get(sector)
         parts = beta_alpha_parts(g) if g else None
         if g is None or parts is None:
-            rows.append([plain(sector), NONE, NONE, NONE, NONE])
+            rows.append([printable(sector), NONE, NONE, NONE, NONE])
             continue
-        rows.append([plain(sector), pct(parts.total), pct(parts.beta), pp(parts.alpha), number(g.avg_beta)])
+        rows.append(
+            [printable(sector), pct(parts.total), pct(parts.beta), pp(parts.alpha), number(g.avg_beta)]
+        )
     head = [
         "## Beta and alpha by sector",
         "",
@@ -486,15 +481,15 @@ def to_terminal(r: EtfWeeklyReport, details: bool = False) -> str:
     out = [
         title_line(r),
         " · ".join(f"{label} {value}" for label, value in header_items(r)[1:]),
-        plain(r.disclaimer),
+        printable(r.disclaimer),
     ]
     out.append(
         f"Quality {number(d.quality_score, 1)}/10 (director) · SPY {pct(m.spy_weekly_return)} · "
-        f"VIX {number(m.vix_level)} · {plain(m.regime)}"
+        f"VIX {number(m.vix_level)} · {printable(m.regime)}"
     )
-    out.append(f"Summary (director): {plain(d.executive_summary)}")
+    out.append(f"Summary (director): {printable(d.executive_summary)}")
     if d.data_constrained_note:
-        out.append(f"Note (director): {plain(d.data_constrained_note)}")
+        out.append(f"Note (director): {printable(d.data_constrained_note)}")
     out.append("Sectors (flag senior · evidence news · split quant):")
     for sector in sector_order(r):
         view, group, news = r.senior.sectors.get(sector), r.sector_groups.get(sector), r.news.get(sector)
@@ -502,7 +497,7 @@ def to_terminal(r: EtfWeeklyReport, details: bool = False) -> str:
         split = beta_alpha_label(parts) if parts else NONE
         flag: str = view.flag if view else NONE
         evidence = news.evidence if news else "not searched"
-        out.append(f"  {flag:<6} {plain(sector)}: {split} · evidence {evidence}")
+        out.append(f"  {flag:<6} {printable(sector)}: {split} · evidence {evidence}")
     out.append("Candidates (flag · return · alpha · RSI · signal):")
     for symbol in symbol_order(r):
         p, adj = r.symbol_profiles.get(symbol), adjustment(r, symbol)
@@ -513,14 +508,14 @@ def to_terminal(r: EtfWeeklyReport, details: bool = False) -> str:
             else NONE
         )
         moved = f" (director: {adj.from_flag} → {adj.to_flag})" if adj else ""
-        out.append(f"  {flag:<6} {plain(symbol):<6} {figures}{moved}")
+        out.append(f"  {flag:<6} {printable(symbol):<6} {figures}{moved}")
     if revised_sectors(r):
-        out.append(f"Sent back and revised: {', '.join(plain(s) for s in revised_sectors(r))}")
+        out.append(f"Sent back and revised: {', '.join(printable(s) for s in revised_sectors(r))}")
     out.append(f"Data quality (quant): {plural(len(r.data_flags), 'bad tick')} caught · {excluded_line(r)}")
-    out += [f"Warning: {plain(w)}" for w in (*r.warnings, *r.guard.warnings())]
+    out += [f"Warning: {printable(w)}" for w in (*r.warnings, *r.guard.warnings())]
     out.append(f"Agents: {len(r.agents)} · {usage_line(r)}")
     if r.output_dir:
-        out.append(f"Run folder: {plain(r.output_dir)}")
+        out.append(f"Run folder: {printable(r.output_dir)}")
     if details:
         out.append("Tool trace:")
         out += ["  " + " · ".join(tool_row(t)) for t in r.tool_calls]

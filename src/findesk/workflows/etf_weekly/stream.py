@@ -34,8 +34,9 @@ def market_html(q: QuantReport) -> str:
     c = q.market_context
     vix = "n/a" if c.vix_level is None else f"{c.vix_level:.2f}"
     curve = "n/a" if c.yield_curve_10y2y is None else f"{c.yield_curve_10y2y:+.2f} pp ({c.yield_curve_state})"
+    spy = "n/a" if c.spy_weekly_return is None else f"{c.spy_weekly_return:+.2f}%"
     rows = [
-        f"<p>Week {_e(c.week_start)}..{_e(c.week_end)}: SPY {c.spy_weekly_return:+.2f}%, {_e(c.regime)}; "
+        f"<p>Week {_e(c.week_start)}..{_e(c.week_end)}: SPY {spy}, {_e(c.regime)}; "
         f"VIX {vix}; 10y-2y {_e(curve)}. {c.universe} funds screened, {len(q.symbol_profiles)} candidate(s) "
         f"in {len(q.sector_groups)} sector(s).</p>"
     ]

@@ -160,7 +160,7 @@ def blind_spots(inputs: DirectorInput) -> list[str]:
     failed = [s for s, n in inputs.news.items() if n.searched.startswith("news search failed")]
     if failed:
         spots.append(f"the news search failed for {', '.join(sorted(failed))}")
-    spots += inputs.warnings
+    spots += list(dict.fromkeys(inputs.warnings))  # a warning the quant and its context both carry, once
     spots.append("news covers the largest stocks of each sector, not the funds' full holdings")
     return spots
 
@@ -184,7 +184,11 @@ def compose(inputs: DirectorInput, _outcomes: Outcomes) -> DirectorReview:
     m = inputs.market
     summary = [
         f"Week {m.week_start.isoformat()}..{m.week_end.isoformat()}: "
-        f"SPY {m.spy_weekly_return:+.2f}%, {m.regime}.",
+        + (
+            f"SPY {m.spy_weekly_return:+.2f}%, {m.regime}."
+            if m.spy_weekly_return is not None
+            else "the ETF screen is unavailable; nothing was ranked and no figure is estimated."
+        ),
         f"{len(inputs.profiles)} candidate(s) in {len(inputs.groups)} sector(s): "
         f"{counts.get('GREEN', 0)} GREEN, "
         f"{counts.get('YELLOW', 0)} YELLOW, {counts.get('RED', 0)} RED.",

@@ -28,8 +28,8 @@ class _Model(BaseModel):
 class MarketContext(_Model):
     week_start: date
     week_end: date
-    spy_weekly_return: float  # %
-    spy_close: float
+    spy_weekly_return: float | None  # %; None only when the screen failed (never a made-up zero)
+    spy_close: float | None
     spy_vs_sma50_pct: float | None = None
     regime: str  # "risk-on (SPY above its 50-day average)" / "risk-off (…below…)" / "unknown"
     vix_level: float | None = None

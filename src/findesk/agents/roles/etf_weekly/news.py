@@ -101,7 +101,7 @@ class OverviewInput(BaseModel):
 
     week_start: date
     week_end: date
-    spy_weekly_return: float
+    spy_weekly_return: float | None  # None when the screen failed
     limit: int = 8
 
 
@@ -243,17 +243,25 @@ def compose_overview(inputs: OverviewInput, outcomes: Outcomes) -> MarketOvervie
     )
     if not items:
         return MarketOverview(
-            narrative="No market-wide news found for the week; "
-            f"SPY returned {inputs.spy_weekly_return:+.2f}%.",
+            narrative="No market-wide news found for the week"
+            + (
+                "."
+                if inputs.spy_weekly_return is None
+                else f"; SPY returned {inputs.spy_weekly_return:+.2f}%."
+            ),
             searched=searched,
         )
     publishers = sorted({(i.publisher or "unknown publisher") for i in items})
     heads = "; ".join(f'"{clip(i.title, 120)}" ({i.publisher or "unknown"})' for i in items[:3])
     narrative = (
-        f"SPY returned {inputs.spy_weekly_return:+.2f}% in the week. {len(items)} market article(s) from "
+        f"{_spy(inputs.spy_weekly_return)}{len(items)} market article(s) from "
         f"{len(publishers)} publisher(s); leading headlines: {heads}."
     )
     return MarketOverview(narrative=narrative, sources=[source_of(i) for i in items], searched=searched)
+
+
+def _spy(value: float | None) -> str:
+    return "" if value is None else f"SPY returned {value:+.2f}% in the week. "
 
 
 def normalize_overview(out: MarketOverview, inputs: OverviewInput, outcomes: Outcomes) -> MarketOverview:

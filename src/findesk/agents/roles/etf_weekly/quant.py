@@ -29,6 +29,7 @@ from findesk.agents.roles.etf_weekly.models import MarketContext, QuantReport, S
 from findesk.analytics.etf import quant
 from findesk.analytics.etf.models import EtfFeatures, EtfScreen
 from findesk.analytics.etf.params import CandidateRules, PrepParams, SignalParams
+from findesk.analytics.etf.sector_taxonomy import UNCLASSIFIED
 from findesk.data.models import MacroSeries
 
 MACRO_DAYS = 45  # a month of daily FRED observations before the week's end, with holidays
@@ -71,39 +72,21 @@ def _latest(series: MacroSeries | None, until: date) -> tuple[float | None, date
 
 
 def profile(f: EtfFeatures, inputs: QuantInput) -> SymbolProfile:
+    """The fund's figures under the design's names (the features' own, none recomputed), its signal and
+    the note written from them."""
     sig = quant.signal(f, inputs.signals, inputs.beta_alpha_pct)
-    return SymbolProfile(
-        symbol=f.symbol,
-        name=f.name,
-        sector=f.sector or "Unclassified",
-        pct_return=round(f.pct_return, 4),
-        spy_weekly_return=round(f.spy_weekly_return, 4),
-        beta=f.beta,
-        alpha_residual=f.alpha_residual,
-        r_squared=f.r_squared,
-        close=f.close,
-        sma_50=f.sma_50,
-        sma_200=f.sma_200,
-        price_vs_sma50_pct=f.price_vs_sma50_pct,
-        price_vs_sma200_pct=f.price_vs_sma200_pct,
-        rsi_14=f.rsi_14,
-        bollinger_position=f.bollinger_position,
-        volume_ratio=f.volume_ratio,
-        atr_pct=f.atr_pct,
-        sigma=f.sigma,
-        move_sigmas=f.move_sigmas,
-        avg_dollar_volume=f.avg_dollar_volume,
-        leveraged=f.leveraged,
-        inverse=f.inverse,
-        signal=sig,
-        note=quant.note(f, sig),
+    figures = f.model_dump(include=set(SymbolProfile.model_fields))
+    figures["pct_return"] = round(f.pct_return, 4)
+    figures["spy_weekly_return"] = round(f.spy_weekly_return, 4)
+    return SymbolProfile.model_validate(
+        {**figures, "sector": f.sector or UNCLASSIFIED, "signal": sig, "note": quant.note(f, sig)}
     )
 
 
 def groups(candidates: list[EtfFeatures], spy: float, beta_alpha_pct: float) -> dict[str, SectorGroup]:
     by_sector: dict[str, list[EtfFeatures]] = defaultdict(list)
     for c in candidates:
-        by_sector[c.sector or "Unclassified"].append(c)
+        by_sector[c.sector or UNCLASSIFIED].append(c)
     out: dict[str, SectorGroup] = {}
     for sector, members in by_sector.items():
         ret, alpha, beta = quant.group_averages(members)
@@ -134,8 +117,8 @@ def compose(inputs: QuantInput, outcomes: Outcomes) -> QuantReport:
             market_context=MarketContext(
                 week_start=inputs.week_ending,
                 week_end=inputs.week_ending,
-                spy_weekly_return=0.0,
-                spy_close=0.0,
+                spy_weekly_return=None,
+                spy_close=None,
                 regime="unknown (the ETF screen failed)",
                 vix_level=vix,
                 vix_date=vix_day,

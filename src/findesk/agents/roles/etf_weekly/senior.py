@@ -186,13 +186,18 @@ def compose(inputs: SeniorInput, _outcomes: Outcomes) -> SeniorReview:
 
 
 def _revised(view: SectorView, before: SectorView, objections: list[str], sector: str) -> SectorView:
-    mine = [o for o in objections if o.startswith(f"{sector}:")]
+    mine = [o for o in objections if o.startswith(f"{sector}:")]  # the objection itself is in ``answered``
     flag = before.flag if _ORDER[view.flag] < _ORDER[before.flag] else view.flag
     # a sector sent back for thin evidence is held at YELLOW at best
     if mine and flag == "GREEN":
         flag = "YELLOW"
-    answer = "; ".join(o.split(":", 1)[1].strip() for o in mine) or "re-examined"
-    reason = f"revised after review ({answer}): {view.reason}"
+    if flag == before.flag:
+        reason = (
+            f"revised after review: re-examined on the director's objection, the {flag} flag stands: "
+            f"{view.reason}"
+        )
+    else:
+        reason = f"revised after review: {before.flag} → {flag} on the director's objection: {view.reason}"
     return view.model_copy(update={"flag": flag, "reason": reason[:600]})
 
 
