@@ -348,3 +348,11 @@ def test_a_right_to_left_override_in_data_text_cannot_reverse_the_rest_of_the_li
     out = shown(title)
     assert not any(ch in out for ch in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
     assert "2025-08-29 isolated embedded" in out
+
+
+def test_one_line_drops_control_characters_a_terminal_would_act_on() -> None:
+    from findesk.core.formatting import one_line
+
+    # ESC (a colour or cursor sequence), BEL, NUL and C1 controls go; letters and whitespace stay
+    assert one_line("red\x1b[31m alert\x07 bell\x00 nul\x9b csi\tend") == "red[31m alert bell nul csi end"
+    assert one_line("Zoë — 株式") == "Zoë — 株式"

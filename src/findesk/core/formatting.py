@@ -120,12 +120,19 @@ def duration_ms(value: float) -> str:
 _BIDI_CONTROLS = str.maketrans("", "", "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
+# C0/C1 control characters other than whitespace (ESC, BEL, NUL…): a terminal would act on them
+_CONTROLS = str.maketrans(
+    "", "", "".join(chr(c) for c in (*range(0, 32), *range(127, 160)) if not chr(c).isspace())
+)
+
+
 def _flat(text: str) -> str:
-    return " ".join(text.translate(_BIDI_CONTROLS).split())
+    return " ".join(text.translate(_BIDI_CONTROLS).translate(_CONTROLS).split())
 
 
 def one_line(text: object) -> str:
-    """Any value as one line of text: whitespace collapsed, bidi controls dropped, None as ``NONE``."""
+    """Any value as one line of text: whitespace collapsed, bidi and control characters dropped (a
+    terminal escape in a post never reaches a terminal), None as ``NONE``."""
     return NONE if text is None else _flat(str(text))
 
 
