@@ -311,3 +311,18 @@ def test_a_week_without_prices_says_so_and_shows_no_made_up_figure(
     assert len(spots) == len(set(spots))
     markdown = (Path(report.output_dir or "") / "report.md").read_text()
     assert "+0.00%" not in markdown and "close 0.00" not in markdown
+
+
+def test_a_folder_that_cannot_be_written_is_a_warning_not_a_lost_run(
+    etf_settings: Settings, etf_tools: ToolContext, tmp_path: Path
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    strategy = growth_strategy().model_dump(mode="json")
+    run = run_weekly(
+        etf_settings, etf_tools, {"week_ending": WEEK, "strategy": strategy, "out": str(blocker)}
+    )
+    report = run.ok
+    assert report.output_dir is None and report.symbol_profiles
+    assert any("could not be written" in w for w in report.warnings)
+    assert blocker.read_text() == "not a folder"
