@@ -1,8 +1,9 @@
 """Errors as JSON: every failure the API returns has the same body, ``{"error": {"code", "message"}}``.
 
 Rules:
-- Codes are ``ErrorCode`` values (plus ``not_found`` routes, ``payload_too_large``, ``internal``); the
-  HTTP status follows from the code (``STATUS``) so the same mistake always gets the same status.
+- Codes are ``ErrorCode`` values (plus ``not_found`` routes, ``payload_too_large``, ``report_outdated``,
+  ``internal``); the HTTP status follows from the code (``STATUS``) so the same mistake always gets the
+  same status.
 - Malformed JSON, a body nested too deeply to read, and schema errors are 400 ``invalid_input`` (not
   FastAPI's 422, which the OpenAPI document does not list either) with a message naming the field.
 - An unexpected exception is a 500 with a short message; the traceback stays in the server log.
@@ -38,6 +39,7 @@ STATUS: dict[str, int] = {
     ErrorCode.REFUSED.value: 400,
     ErrorCode.UNAUTHORIZED.value: 401,
     ErrorCode.NOT_FOUND.value: 404,
+    "report_outdated": 409,  # a recorded result an older version wrote, which today's report no longer fits
     "payload_too_large": 413,
     ErrorCode.LIMIT_REACHED.value: 429,
     ErrorCode.RATE_LIMITED.value: 429,

@@ -119,6 +119,11 @@ class WorkflowInfo(BaseModel):
     kind: str = Field(description="workflow, or agent (a one-node workflow around one role)")
     input_schema: dict[str, Any] = Field(description="JSON schema of the body's input")
     sections: list[SectionInfo] = Field(description="the sections the run streams, in order")
+    formats: list[str] = Field(
+        default_factory=lambda: ["json"],
+        description='what a finished run can be read as: "json" (GET /v1/runs/{run_id}) always, plus the '
+        'workflow\'s renderers, e.g. "markdown" and "html" (GET /v1/runs/{run_id}/report.html)',
+    )
 
 
 class ErrorDetail(BaseModel):

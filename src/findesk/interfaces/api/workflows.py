@@ -4,9 +4,10 @@ Rules:
 - The list is generated from ``workflows.registry`` (built-ins, plug-ins from ``FINDESK_WORKFLOWS``, then
   every agent role as ``agents.<role>``), so a new spec is listed, and runnable through
   ``POST /v1/runs/{workflow}``, with no change here.
-- Each entry carries what a client needs to build a form and a view: the input model's JSON schema and
-  the streamed sections in order. A plug-in that cannot be loaded is a JSON error naming it, never a
-  silently shorter list.
+- Each entry carries what a client needs to build a form and a view: the input model's JSON schema,
+  the streamed sections in order, and the formats a finished run can be read in (``json`` always, plus
+  the spec's renderers; ``html`` means ``GET /v1/runs/{run_id}/report.html`` serves its report).
+  A plug-in that cannot be loaded is a JSON error naming it, never a silently shorter list.
 - Like ``/v1/events/registry`` it describes the server, not anyone's data: no key needed.
 - The list is built once per set of plug-ins (JSON schemas of every input model cost tens of
   milliseconds) and kept for the process; a failed build is never kept.
@@ -26,7 +27,14 @@ from findesk.interfaces.api.schemas import ErrorBody, SectionInfo, WorkflowInfo
 from findesk.workflows import registry
 
 router = APIRouter(tags=["workflows"])
+JSON = "json"  # every run's result, GET /v1/runs/{run_id}
+HTML = "html"  # the renderer GET /v1/runs/{run_id}/report.html uses
 _BUILT: dict[str, list[WorkflowInfo]] = {}  # by the value of FINDESK_WORKFLOWS
+
+
+def report_formats(spec: Any) -> list[str]:
+    """The formats a finished run of ``spec`` can be read in: JSON, then its renderers in its order."""
+    return [JSON, *(name for name in spec.renderers if name != JSON)]
 
 
 def _info(spec: Any) -> WorkflowInfo:
@@ -37,6 +45,7 @@ def _info(spec: Any) -> WorkflowInfo:
         kind=spec.kind,
         input_schema=spec.input_model.model_json_schema(),
         sections=[SectionInfo(name=name, title=title) for name, title in spec.sections],
+        formats=report_formats(spec),
     )
 
 

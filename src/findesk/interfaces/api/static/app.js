@@ -21,6 +21,12 @@
  *   server), goes in only through a view's `section` method as `sanitize_html(s.html)`, which parses it
  *   inert with DOMParser and copies it through an allow-list walker (defence in depth). The walker keeps
  *   links to absolute http(s) URLs, and ids and "#id" links only of the form source-N (footnotes).
+ * - A run's HTML report (GET /v1/runs/<id>/report.html, for a workflow whose listing's formats name "html")
+ *   is never fetched into or inserted into this page: `open_report` asks POST /v1/runs/<id>/report-link
+ *   (with the key) for a signed link that opens that run's report for a minute, checks it is such a link on
+ *   this origin, and opens it in a tab of its own (noopener: the tab gets no handle on this page). The tab
+ *   is a plain navigation, so the report's own CSP header holds there (its inline styles, no script,
+ *   nothing fetched), never this page's.
  * - Text shown is text as given, less explicit bidi embeddings, overrides and isolates (U+202A–U+202E,
  *   U+2066–U+2069): left open in an author's name or a headline they reorder the rest of the line, so a date
  *   or a URL would read reversed. `str` and the sanitizer's text nodes drop them; every string goes through one.
@@ -80,6 +86,9 @@ const MAX_DEPTH = 40;
 const PNG_DATA_RE = /^data:image\/png;base64,[A-Za-z0-9+/]+={0,2}$/;
 const CHART_MAX = 3000000; // characters of one chart's data URL
 const ECHO_MAX = 80; // characters of a bad route echoed back in its error message
+const HTML_FORMAT = "html"; // a listing's formats name it when GET /v1/runs/<id>/report.html serves the run
+// The one kind of address open_report opens: this origin's report of one run, with its ticket.
+const REPORT_LINK_RE = /^\/v1\/runs\/[0-9a-f]{4,64}\/report\.html\?ticket=[0-9A-Za-z._-]{1,200}$/;
 
 const state = {
   running: false,
@@ -107,6 +116,8 @@ const state = {
   route: "", // the route shown (route_key), so returning to it after a footnote jump does nothing
   route_pending: false, // the hash changed during a run: the route is applied when the run ends
   idle: {}, // texts index.html starts with (restored when a view is shown afresh)
+  report_run: "", // the run whose HTML report #run-report opens ("" while there is none)
+  report_failed: false, // #error shows why the report could not be opened (cleared by the next try)
 };
 
 // ---------------------------------------------------------------- small DOM helpers (text only)
@@ -817,6 +828,7 @@ function generic_reset(idle) {
   $("run-headline").textContent = idle ? title : "Working…";
   $("run-summary").textContent = idle ? "Fill in the form and run it: its sections and result appear here." : "";
   $("run-result").textContent = idle ? "No result yet." : "waiting…";
+  offer_report("");
   $("run-sections").replaceChildren();
   state.boxes = new Map();
   // The listing's sections, in order, wait for their `section` events.
@@ -878,7 +890,59 @@ function generic_done(result, summary, run_id) {
   }
   $("warning-count").textContent = "(" + state.warnings.toLocaleString("en-US") + ")";
   state.shown_result = true;
+  if (state.meta && state.meta.formats.includes(HTML_FORMAT)) offer_report(str(run_id));
   if (!state.replaying && state.request && run_id) remember_run(run_id, headline);
+}
+
+function offer_report(run_id) {
+  // #run-report opens `run_id`'s HTML report; "" (or anything that is not a run id) hides it.
+  state.report_run = RUN_ID_RE.test(run_id) ? run_id : "";
+  $("run-report-actions").hidden = !state.report_run;
+}
+
+async function open_report() {
+  // A tab cannot send the key: the key buys a short-lived signed link (POST .../report-link), and the tab
+  // opens that link itself, so the report loads under its own CSP. Its markup never passes through here.
+  const run_id = state.report_run;
+  if (!run_id) return;
+  const button = $("run-report");
+  if (state.report_failed) {
+    $("error").hidden = true;
+    state.report_failed = false;
+  }
+  button.disabled = true;
+  set_status("opening the report of run " + run_id + "…");
+  try {
+    const response = await fetch("/v1/runs/" + encodeURIComponent(run_id) + "/report-link", {
+      method: "POST",
+      headers: auth_headers(),
+      cache: "no-store",
+      credentials: "same-origin",
+    });
+    if (!response.ok) {
+      const failure = await http_failure(response);
+      show_error(failure.code, "The report could not be opened: " + failure.message);
+      state.report_failed = true;
+      set_status("no report: " + failure.code);
+      return;
+    }
+    const link = await response.json().catch(() => null); // not JSON: said below as a bad response
+    const url = link && typeof link === "object" ? str(link.url) : "";
+    if (!REPORT_LINK_RE.test(url)) {
+      show_error("bad_response", "The server answered with something that is not a report link.");
+      state.report_failed = true;
+      set_status("no report: bad_response");
+      return;
+    }
+    window.open(url, "_blank", "noopener");
+    set_status("opened the report of run " + run_id + " in a new tab");
+  } catch (err) {
+    show_error("network", "Could not open the report: " + str(err && err.message));
+    state.report_failed = true;
+    set_status("no report: network error");
+  } finally {
+    button.disabled = false;
+  }
 }
 
 function generic_missing(why) {
@@ -1069,6 +1133,7 @@ function workflow_meta(raw) {
     kind: Object.prototype.hasOwnProperty.call(KIND_LABELS, str(raw.kind)) ? str(raw.kind) : "workflow",
     schema: raw.input_schema && typeof raw.input_schema === "object" ? raw.input_schema : {},
     sections: sections,
+    formats: (Array.isArray(raw.formats) ? raw.formats : []).map((f) => str(f)),
   };
 }
 
@@ -1236,7 +1301,8 @@ function auth_headers() {
   return key ? { Authorization: "Bearer " + key } : {};
 }
 
-async function show_http_error(response) {
+async function http_failure(response) {
+  // {code, message} of a refused request: the JSON error body's, else the status line's.
   let code = "http_" + response.status;
   let message = response.statusText || "The server refused the request.";
   try {
@@ -1250,7 +1316,13 @@ async function show_http_error(response) {
   }
   const retry = response.headers.get("Retry-After");
   if (response.status === 429 && retry) message += " Try again in " + retry + " s.";
-  show_error(code, message);
+  return { code: code, message: message };
+}
+
+async function show_http_error(response) {
+  const failure = await http_failure(response);
+  const code = failure.code;
+  show_error(code, failure.message);
   set_status("stopped: " + code);
   // The request never became a run: no section will come, and each says why instead of "waiting…".
   state.view.missing("not produced: the server refused the request (" + code + ")");
@@ -1648,6 +1720,7 @@ function init() {
   $("clear-history").addEventListener("click", clear_history);
   $("run-form").addEventListener("submit", start_generic);
   $("run-stop").addEventListener("click", stop_run);
+  $("run-report").addEventListener("click", open_report);
   $("workflow").addEventListener("change", pick_workflow);
   key_input.addEventListener("change", () => {
     // A server that wants a key for its listing: try again with the key entered.
