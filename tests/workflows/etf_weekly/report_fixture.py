@@ -649,3 +649,20 @@ def hostile_report(report: EtfWeeklyReport) -> EtfWeeklyReport:
             "senior": senior,
         }
     )
+
+
+# The dashboard's sections, by id, in the order the page shows them (when the report has each one).
+SECTION_IDS = (
+    "report-header",
+    "disclaimer",
+    "executive-summary",
+    "market-context",
+    "beta-alpha",
+    "sector-themes",
+    "candidates",
+    "revision",
+    "data-quality",
+    "history",
+    "agents",
+    "tool-trace",
+)

@@ -21,27 +21,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "interfaces" / "api
 
 # (mypy, checking this file alone, does not search that folder)
 from browser_kit import Watch, chromium, require_browser  # type: ignore[import-not-found, unused-ignore]
-from report_fixture import FUNDS, SECTORS, hostile_report, weekly_report
+from report_fixture import FUNDS, SECTION_IDS, SECTORS, hostile_report, weekly_report
 
 from findesk.workflows.etf_weekly.models import EtfWeeklyReport
 from findesk.workflows.etf_weekly.render_html import to_html
 
 require_browser()
 
-SECTIONS = (
-    "report-header",
-    "disclaimer",
-    "executive-summary",
-    "market-context",
-    "beta-alpha",
-    "sector-themes",
-    "candidates",
-    "revision",
-    "data-quality",
-    "history",
-    "agents",
-    "tool-trace",
-)
 WIDTH = 1280
 
 
@@ -67,7 +53,7 @@ def _overflow(page: Any) -> int:
 def test_dashboard_draws_every_section_chart_and_flag_offline(browser: Any, tmp_path: Path) -> None:
     page, watch = _open(browser, weekly_report(), tmp_path)
     assert page.title() == "Weekly ETF analyst — week ending 2025-08-29"
-    for anchor in SECTIONS:
+    for anchor in SECTION_IDS:
         assert page.locator(f"#{anchor}").is_visible(), anchor
     assert page.locator("article.sector").count() == len(SECTORS)
     assert page.locator("article.symbol").count() == len(FUNDS)

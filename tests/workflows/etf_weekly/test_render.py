@@ -16,6 +16,7 @@ from report_fixture import (
     FUNDS,
     HOSTILE,
     JS_URL,
+    SECTION_IDS,
     SECTORS,
     WEEK_START,
     hostile_report,
@@ -30,20 +31,6 @@ from findesk.workflows.etf_weekly.models import EtfWeeklyReport
 from findesk.workflows.etf_weekly.render_html import to_html
 from findesk.workflows.etf_weekly.render_markdown import to_markdown, to_terminal
 
-SECTION_IDS = (
-    "report-header",
-    "disclaimer",
-    "executive-summary",
-    "market-context",
-    "beta-alpha",
-    "sector-themes",
-    "candidates",
-    "revision",
-    "data-quality",
-    "history",
-    "agents",
-    "tool-trace",
-)
 LABEL = re.compile(r"beta ([+-]\d+\.\d{2}) \+ alpha ([+-]\d+\.\d{2}) = ([+-]\d+\.\d{2})%")
 
 
