@@ -11,6 +11,8 @@ Rules:
   chunks into ``section`` events while the graph runs.
 - ``check`` refuses out-of-scope or malformed input before any tool is called; ``precheck`` may refuse
   with the tools open (e.g. an unknown ticker) before the graph starts.
+- ``local_only`` fields name files or folders of the machine the run happens on: a remote caller (HTTP,
+  with or without a key) may not set them, and the schema the HTTP API lists leaves them out.
 """
 
 from __future__ import annotations
@@ -209,6 +211,10 @@ class WorkflowSpec(Generic[InT, RepT]):
     # after the report is assembled: write what the workflow keeps outside the audit log (a run folder,
     # a history) and return the report as published; never raises (problems become report warnings)
     publish: Callable[[InT, RepT, Settings], RepT] | None = None
+    # input fields that name files or folders of the machine the workflow runs on (a strategy file, an
+    # output folder): set only by a local caller (CLI, Python API); a remote caller's request naming one
+    # is refused, and the input schema the HTTP API lists leaves them out
+    local_only: tuple[str, ...] = ()
 
     def parse(self, raw: InT | Mapping[str, Any]) -> Result[InT]:
         """The input as the model (validated) and checked, or why it is refused."""
@@ -233,8 +239,28 @@ class WorkflowSpec(Generic[InT, RepT]):
         return Ok((inputs, context)) if self.prepare is None else self.prepare(inputs, context, settings)
 
     def bind(self, inputs: InT, caller: RunCaller) -> Result[InT]:
-        """``inputs`` bound to ``caller`` (unchanged for a workflow without per-user state)."""
+        """``inputs`` bound to ``caller`` (unchanged for a workflow without per-user state); a remote
+        caller may not set a ``local_only`` field."""
+        if caller.remote:
+            named = [f for f in self.local_only if getattr(inputs, f, None) is not None]
+            if named:
+                from findesk.core.result import ErrorCode
+
+                fields = ", ".join(f"`{f}`" for f in named)
+                return Err(
+                    ErrorCode.INVALID_INPUT,
+                    f"{self.name}: {fields} name files or folders on the server and are for local runs only",
+                )
         return Ok(inputs) if self.bind_caller is None else self.bind_caller(inputs, caller)
+
+    def remote_schema(self) -> dict[str, Any]:
+        """The input's JSON schema as a remote caller may fill it (``local_only`` fields left out)."""
+        schema = self.input_model.model_json_schema()
+        if not self.local_only:
+            return schema
+        props = {k: v for k, v in schema.get("properties", {}).items() if k not in self.local_only}
+        required = [r for r in schema.get("required", []) if r not in self.local_only]
+        return {**schema, "properties": props, **({"required": required} if "required" in schema else {})}
 
     def inputs_from_opening(self, opening: Mapping[str, Any]) -> dict[str, Any]:
         if self.resume_inputs is not None:

@@ -63,3 +63,11 @@ def test_a_week_after_the_as_of_date_is_refused(make_api: MakeApi) -> None:
     assert "after the run's as-of date" in response.json()["error"]["message"]
     response = client.post("/v1/etf-weekly", json={"strategy": {"candidates": {"max_candidatez": 3}}})
     assert response.status_code == 400 and "max_candidatez" in response.json()["error"]["message"]
+
+
+def test_the_listed_form_has_no_field_for_a_server_path(make_api: MakeApi) -> None:
+    client = make_api()
+    listed = {w["name"]: w for w in client.get("/v1/workflows").json()}
+    props = listed["etf-weekly"]["input_schema"]["properties"]
+    assert "week_ending" in props and "strategy" in props
+    assert "config" not in props and "out" not in props  # local runs only: the page never offers them

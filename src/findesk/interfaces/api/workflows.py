@@ -43,7 +43,7 @@ def _info(spec: Any) -> WorkflowInfo:
         title=spec.title,
         description=spec.description,
         kind=spec.kind,
-        input_schema=spec.input_model.model_json_schema(),
+        input_schema=spec.remote_schema(),
         sections=[SectionInfo(name=name, title=title) for name, title in spec.sections],
         formats=report_formats(spec),
     )

@@ -62,14 +62,8 @@ def _check(inputs: EtfWeeklyInput) -> Result[EtfWeeklyInput]:
 
 def _bind(inputs: EtfWeeklyInput, caller: RunCaller) -> Result[EtfWeeklyInput]:
     """Over HTTP the request names no path: the server reads no file and writes under its own folder."""
-    if not caller.remote:
+    if not caller.remote:  # ``config`` and ``out`` are refused from a remote caller (``local_only``)
         return Ok(inputs)
-    if inputs.config is not None or inputs.out is not None:
-        return Err(
-            ErrorCode.INVALID_INPUT,
-            "etf-weekly: over HTTP send the strategy as `strategy` (an object); `config` and `out` name "
-            "files on the server and are for local runs only",
-        )
     strategy = inputs.strategy or StrategyConfig()
     if strategy.output.folder != StrategyConfig().output.folder:
         return Err(
@@ -330,4 +324,5 @@ SPEC: WorkflowSpec[EtfWeeklyInput, EtfWeeklyReport] = WorkflowSpec(
     bind_caller=_bind,
     prepare=_prepare,
     publish=_publish,
+    local_only=("config", "out"),
 )
