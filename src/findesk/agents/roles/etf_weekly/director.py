@@ -39,6 +39,7 @@ from findesk.analytics.etf.params import ProtocolParams
 from findesk.analytics.etf.protocol import UNEXPLAINED, capped, data_constrained_note, verdict
 
 _ORDER: dict[Flag, int] = {"GREEN": 0, "YELLOW": 1, "RED": 2}
+_SUPPORT = {"strong": "strong news evidence", "weak": "weak news evidence", "none": "no news evidence"}
 
 
 class DirectorInput(BaseModel):
@@ -138,10 +139,10 @@ def _send_back(inputs: DirectorInput, value: float) -> tuple[list[str], list[str
     for s in chosen:
         g = inputs.groups.get(s)
         alpha = f"{g.avg_alpha_residual:+.2f} pp" if g else "n/a"
+        support = _SUPPORT.get(evidence.get(s, "none"), "no news evidence")
         objections.append(
-            f"{s}: the {inputs.senior.sectors[s].flag} flag rests on {evidence.get(s, 'no')} "
-            "evidence with an "
-            f"average alpha residual of {alpha}; re-check the evidence and do not let a story stand in for it"
+            f"{s}: the {inputs.senior.sectors[s].flag} flag rests on {support} with an average alpha "
+            f"residual of {alpha}; re-check the evidence and do not let a story stand in for it"
         )
     return chosen, objections
 
