@@ -6,6 +6,11 @@ Rules:
   (transcripts, the earnings calendar, fundamentals, funds, balances, mixers, token prices) has no live
   chain, so live mode answers it ``not_configured`` naming the category, never a live vendor's
   "does not serve". ``Settings.chains`` overrides any category (e.g. ``mixers = ["snapshot"]``).
+- Live chains never name the snapshot: a live run answers from live sources or says it could not, it
+  never mixes in recorded data silently. So the full-text news search (``news_search``) is
+  ``["newsapi"]`` live (without a NewsAPI key: ``not_configured``, which the news tool reads as "no
+  search vendor") and ``["snapshot"]`` offline; a user who wants the recorded news as a live fallback
+  writes ``news_search = ["newsapi", "snapshot"]``.
 - A chain may only name known vendors that serve that category; a mistake is ``invalid_input`` at
   start-up, not a surprise in the middle of a run.
 - All live vendors share one ``HttpClient`` (one cache, one set of rate limits and breakers).
@@ -51,6 +56,7 @@ LIVE_DEFAULT_CHAINS: dict[Category, list[str]] = {
     Category.FACTS: ["sec_edgar"],
     Category.MACRO: ["fred"],
     Category.NEWS: ["yahoo", "newsapi"],
+    Category.NEWS_SEARCH: ["newsapi"],
     Category.REDDIT: ["reddit"],
     Category.STOCKTWITS: ["stocktwits"],
     Category.ONCHAIN: ["etherscan"],

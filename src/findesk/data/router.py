@@ -142,6 +142,27 @@ class DataRouter:
     async def news(self, symbol: str, as_of: date, limit: int = 20) -> Result[list[NewsItem]]:
         return await self._symbol_route(Category.NEWS, symbol, "news", lambda v, s: v.news(s, as_of, limit))
 
+    async def news_search(
+        self, query_terms: list[str], as_of: date, since: date, limit: int = 20
+    ) -> Result[list[NewsItem]]:
+        """Articles of any ticker (or none) whose title or summary has one of ``query_terms`` (whole
+        words, case folded), published from the New York start of ``since`` to the end of ``as_of``,
+        newest first. Terms are trimmed and repeats dropped, first spelling kept, order kept (a live
+        vendor that caps the query keeps the first ones)."""
+        terms = _distinct_terms(query_terms)
+        if not terms:
+            return Err(ErrorCode.INVALID_INPUT, "no search terms; pass words such as gold or tariffs")
+        if since > as_of:
+            return Err(ErrorCode.INVALID_INPUT, f"since {since} is after as_of {as_of}; pass an earlier one")
+        if limit < 1:
+            return Err(ErrorCode.INVALID_INPUT, f"limit must be at least 1 (got {limit})")
+        shown = ", ".join(terms[:6]) + (f" and {len(terms) - 6} more" if len(terms) > 6 else "")
+        return await self._route(
+            Category.NEWS_SEARCH,
+            f"news mentioning {shown} published {since.isoformat()}..{as_of.isoformat()}",
+            lambda v: v.news_search(terms, as_of, since, limit),
+        )
+
     async def reddit_posts(self, symbol: str, as_of: date, limit: int = 50) -> Result[list[SocialPost]]:
         return await self._symbol_route(
             Category.REDDIT, symbol, "Reddit posts", lambda v, s: v.reddit_posts(s, as_of, limit)
@@ -274,6 +295,16 @@ class DataRouter:
             return checked
         sym = checked.value
         return await self._route(category, f"{what} for {sym}", lambda v: call(v, sym))
+
+
+def _distinct_terms(terms: Sequence[str]) -> list[str]:
+    """Terms with whitespace collapsed, empty ones and case-folded repeats dropped, first kept, in order."""
+    seen: dict[str, str] = {}
+    for term in terms:
+        cleaned = " ".join(term.split())
+        if cleaned:
+            seen.setdefault(cleaned.lower(), cleaned)
+    return list(seen.values())
 
 
 def _combine(what: str, errors: list[tuple[str, Err]]) -> Err:

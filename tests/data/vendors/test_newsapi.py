@@ -34,7 +34,7 @@ def error_body(code: str, message: str) -> bytes:
 async def test_recorded_page_parses_with_key_in_header(snapshot_dir: Path) -> None:
     upstream = FakeUpstream({EVERYTHING_URL: body((snapshot_dir / PAGE1).read_bytes())})
     v = vendor(upstream)
-    assert v.name == "newsapi" and v.categories == frozenset({Category.NEWS})
+    assert v.name == "newsapi" and v.categories == frozenset({Category.NEWS, Category.NEWS_SEARCH})
     got = await v.search("Inflection AI", date(2023, 7, 31), 100)
     assert isinstance(got, Ok), got
     [request] = upstream.requests

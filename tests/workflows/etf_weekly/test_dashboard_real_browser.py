@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from conftest import WeeklyRun
+from etf_kit import WeeklyRun
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "interfaces" / "api"))
 from browser_kit import Watch, chromium, require_browser  # type: ignore[import-not-found, unused-ignore]

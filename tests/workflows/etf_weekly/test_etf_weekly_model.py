@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 
-from conftest import WEEK, growth_strategy, run_weekly
+from etf_kit import WEEK, growth_strategy, run_weekly
+
 from findesk.analytics.etf.protocol import NO_NEWS
 from findesk.core.config import Settings
 from findesk.testing.fake_etf_models import FABRICATED, director_reply, etf_models, fabricating_senior

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from etf_kit import WEEK, growth_strategy
 
-from conftest import WEEK, growth_strategy
 from findesk.agents.roles.etf_weekly import director
 from findesk.core.config import Settings
 from findesk.core.events.model import AgentStart

@@ -6,13 +6,17 @@ Rules every vendor keeps:
   filings by filing date, facts by filed date, news and posts by publish time).
 - Serves only the categories it lists in ``categories``; the default methods answer
   ``not_configured`` so a mis-wired chain is visible, never silent.
+- ``news_search`` (``Category.NEWS_SEARCH``) keeps one matching rule whatever the vendor:
+  ``term_pattern`` (any term as a whole word or phrase, case folded, in the title or summary), and
+  the window from the New York start of ``since`` to the New York end of ``as_of``.
 - A live vendor (``HttpVendor``) talks only through the shared ``HttpClient`` it is given and reads
   its keys from ``Settings``; it is built as ``cls(http, settings)`` (``data.registry``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable
 from datetime import date
 from enum import StrEnum
 from typing import TYPE_CHECKING, TypeVar
@@ -57,7 +61,8 @@ class Category(StrEnum):
     DOCUMENTS = "documents"  # a filing's primary document
     FACTS = "facts"  # XBRL companyfacts
     MACRO = "macro"
-    NEWS = "news"
+    NEWS = "news"  # a ticker's news
+    NEWS_SEARCH = "news_search"  # full-text news search by topic words, across every ticker
     REDDIT = "reddit"
     STOCKTWITS = "stocktwits"
     ONCHAIN = "onchain"
@@ -111,6 +116,13 @@ class Vendor:
 
     async def news(self, symbol: str, as_of: date, limit: int = 20) -> Result[list[NewsItem]]:
         return self._not_served(Category.NEWS)
+
+    async def news_search(
+        self, query_terms: list[str], as_of: date, since: date, limit: int = 20
+    ) -> Result[list[NewsItem]]:
+        """Articles whose title or summary has any of ``query_terms`` (``term_pattern``), published
+        from the New York start of ``since`` to the New York end of ``as_of``, newest first."""
+        return self._not_served(Category.NEWS_SEARCH)
 
     async def reddit_posts(self, symbol: str, as_of: date, limit: int = 50) -> Result[list[SocialPost]]:
         return self._not_served(Category.REDDIT)
@@ -200,3 +212,15 @@ def newest_visible(
         return Err(ErrorCode.NO_DATA, none_visible(len(read.value)), vendor)
     visible.sort(key=lambda item: item.published_at, reverse=True)
     return Ok(visible[:limit])
+
+
+def term_pattern(terms: Iterable[str]) -> re.Pattern[str] | None:
+    """Any of ``terms`` as a whole word or phrase, case folded (``"fed"`` finds "Fed", not "FedEx";
+    ``"s&p"`` finds "S&P 500"); None when no term is left after trimming. Longest first, so a phrase
+    wins over a word it starts with."""
+    words = sorted({" ".join(t.lower().split()) for t in terms} - {""}, key=lambda w: (-len(w), w))
+    if not words:
+        return None
+    # lookarounds rather than \b: a term may start or end with a non-word character ("u.s.", "s&p")
+    alternatives = "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in words)  # a line break is a space
+    return re.compile(r"(?<!\w)(?:" + alternatives + r")(?!\w)", re.IGNORECASE)

@@ -135,6 +135,11 @@ class SnapshotVendor(Vendor):
     async def news(self, symbol: str, as_of: date, limit: int = 20) -> Result[list[NewsItem]]:
         return await self._run(lambda: self._news.get().news(symbol, as_of, limit))
 
+    async def news_search(
+        self, query_terms: list[str], as_of: date, since: date, limit: int = 20
+    ) -> Result[list[NewsItem]]:
+        return await self._run(lambda: self._news.get().news_search(query_terms, as_of, since, limit))
+
     async def reddit_posts(self, symbol: str, as_of: date, limit: int = 50) -> Result[list[SocialPost]]:
         return await self._run(lambda: self._social.get().reddit(symbol, as_of, limit))
 

@@ -11,6 +11,12 @@ Rules this store keeps:
   keeping the copy that carries a provider sentiment when one does.
 - Nothing found -> ``no_data`` naming every feed searched with its date coverage up to ``as_of``;
   a message never counts or dates items published after the as-of date.
+- The topic search (``news_search``) reads every item of the index, whatever ticker it is filed
+  under: the items are gathered once per process (an item filed under several tickers counts once)
+  and kept in memory; repeats of a story (the rule above) are dropped among the items found. An
+  item is found when its title or summary has one of the terms (``vendors.base.term_pattern``) and
+  it was published from the New York start of ``since`` to the New York end of ``as_of``. Items no
+  feed links to any ticker are not in the index, so not searched.
 - Files are parsed once per process (``Lazy``) and the parsed index is kept on disk between
   processes (``SnapshotFiles.cached``: rebuilt when a feed file or the parsers change); a query
   unpickles only its tickers' items. Queries only read the built index (thread-safe).
@@ -28,12 +34,13 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from findesk.core.dates import NEW_YORK, visible_at
+from findesk.core.dates import NEW_YORK, published_since, visible_at
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.formats import news_feeds
 from findesk.data.formats.mentions import company_tickers
 from findesk.data.models import NewsItem
 from findesk.data.symbols import normalize_symbol
+from findesk.data.vendors.base import term_pattern
 from findesk.data.vendors.snapshot.files import Lazy, SnapshotFiles
 from findesk.data.vendors.snapshot.store_cache import Blobs
 
@@ -89,6 +96,7 @@ class NewsStore:
     def __init__(self, files: SnapshotFiles) -> None:
         self.files = files
         self._data: Lazy[_NewsData] = Lazy(self._load)
+        self._everything: Lazy[list[NewsItem]] = Lazy(self._gather)
 
     # --- loading ---------------------------------------------------------------------------------
 
@@ -112,6 +120,19 @@ class NewsStore:
             published[label] = [item.published_at for _, item in items]
         return _NewsData(Blobs(index), Blobs(published))
 
+    def _gather(self) -> list[NewsItem]:
+        """Every indexed item once, newest first: an item filed under several tickers is one item
+        (Alpha Vantage's per-ticker copies too, the one with a sentiment kept). Repeats of a story
+        (``_dedupe``) are dropped per query, among the items in its window: dropped here, a copy
+        published after the window could hide the one inside it."""
+        by_id: dict[str, NewsItem] = {}
+        for _, items in self._data.get().index.items():
+            for item in items:
+                kept = by_id.setdefault(item.id, item)
+                if kept.sentiment is None and item.sentiment is not None:
+                    by_id[item.id] = item
+        return sorted(by_id.values(), key=lambda i: i.published_at, reverse=True)
+
     # --- queries ---------------------------------------------------------------------------------
 
     def news(self, symbol: str, as_of: date, limit: int = 20) -> Result[list[NewsItem]]:
@@ -129,16 +150,44 @@ class NewsStore:
         visible.sort(key=lambda i: i.published_at, reverse=True)
         return Ok(_dedupe(visible)[:limit])
 
+    def news_search(
+        self, query_terms: list[str], as_of: date, since: date, limit: int = 20
+    ) -> Result[list[NewsItem]]:
+        pattern = term_pattern(query_terms)
+        if pattern is None:
+            return Err(ErrorCode.INVALID_INPUT, "no search terms; pass words such as gold or tariffs", SOURCE)
+        if limit < 1:
+            return Err(ErrorCode.INVALID_INPUT, f"limit must be at least 1, got {limit}", SOURCE)
+        found = [
+            item
+            for item in self._everything.get()
+            if visible_at(item.published_at, as_of)
+            and published_since(item.published_at, since)
+            and pattern.search(f"{item.title}\n{item.summary or ''}")
+        ]
+        if not found:
+            terms = ", ".join(t.strip() for t in query_terms if t.strip())
+            return Err(
+                ErrorCode.NO_DATA,
+                f"no snapshot news mentioning {terms} published {since.isoformat()}..{as_of.isoformat()}; "
+                f"searched {self._feeds(as_of)} (date ranges up to {as_of.isoformat()})",
+                SOURCE,
+            )
+        return Ok(_dedupe(found)[:limit])
+
     def _no_data(self, symbol: str, as_of: date) -> Err:
-        feeds = self._data.get().published.items()
-        searched = "; ".join(f"{label} ({_coverage(published, as_of)})" for label, published in feeds)
         names = "/".join(sorted(company_tickers(symbol)))
         return Err(
             ErrorCode.NO_DATA,
             f"no snapshot news for {names} published on or before {as_of.isoformat()}; "
-            f"searched {searched} (date ranges up to that date)",
+            f"searched {self._feeds(as_of)} (date ranges up to that date)",
             SOURCE,
         )
+
+    def _feeds(self, as_of: date) -> str:
+        """Every feed with the dates it covers up to ``as_of``."""
+        feeds = self._data.get().published.items()
+        return "; ".join(f"{label} ({_coverage(published, as_of)})" for label, published in feeds)
 
 
 def _dedupe(items: list[NewsItem]) -> list[NewsItem]:
