@@ -9,7 +9,8 @@ Rules:
   number quotes it. Findings accumulate on the guard so a workflow reports them once in its audit; the
   report counts PII by kind and never holds a removed value.
 - ``prose`` guards model-written prose and shows the code-built fallback instead when the prose states a
-  number the pool does not explain (every workflow's rule for a model's summary or answer).
+  number the pool does not explain (every workflow's rule for a model's summary or answer); ``checked``
+  does the same for a whole typed output against its code-built basis.
 - ``model`` applies ``text`` to every string of a typed output (nested models and lists included),
   except fields that hold identifiers or links rather than prose (``IDENTIFIER_FIELDS``, and any value
   that is a URL); mappings are walked by value (their keys are identifiers): a single-agent run's
@@ -19,7 +20,7 @@ Rules:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
@@ -91,6 +92,21 @@ class OutputGuard:
     def model(self, value: M) -> M:
         """A copy of ``value`` with every prose string guarded."""
         return self._value(value, None)  # type: ignore[no-any-return]
+
+    def checked(
+        self, value: M, basis: M | None, *, part: Callable[[M], M] | None = None
+    ) -> tuple[M, list[UntracedNumber]]:
+        """``value`` guarded (by ``part``, default ``model``); when it was written by a model (a
+        ``basis`` that differs from it: what code built from the same tool results) and states a number
+        the pool does not explain, ``basis`` guarded is shown instead. Returns what is shown and the
+        numbers caught in ``value`` when it was replaced (empty otherwise)."""
+        guard = part or self.model
+        before = len(self.untraced)
+        shown = guard(value)
+        caught = self.untraced[before:]
+        if basis is None or basis is value or basis == value or not caught:
+            return shown, []
+        return guard(basis), list(caught)
 
     def report(self) -> GuardReport:
         return GuardReport(

@@ -28,6 +28,14 @@ State = Mapping[str, Any]
 Node = Any
 
 
+def code_basis(role: Role[Any, Any], given: BaseModel, out: AgentOutcome[Any]) -> Any:
+    """The role's output as its code composes it from the same tool results: the output itself in
+    deterministic mode; for a model-written output, the deterministic composer over the playbook's
+    outcomes. It is what the model's output is held to and what replaces it when the model states a
+    number no tool gave (``OutputGuard.checked``)."""
+    return out.output if out.mode != "model" else role.policy.compose(given, out.outcomes)
+
+
 def agent_node(
     role: Role[Any, Any],
     inputs: Callable[[State], BaseModel],

@@ -31,11 +31,11 @@ def test_a_stopped_week_resumes_without_rerunning_finished_agents(
     real = director.normalize
     failed: list[int] = []
 
-    def crash_once(out: Any, inputs: Any) -> Any:
+    def crash_once(out: Any, inputs: Any, basis: Any) -> Any:
         if not failed:  # the process fails in the director's step, after the senior's was saved
             failed.append(1)
             raise RuntimeError("planted crash in the director's step")
-        return real(out, inputs)
+        return real(out, inputs, basis)
 
     monkeypatch.setattr(director, "normalize", crash_once)
     resolve, models = etf_models({"director": [director_reply(8.0)] * 10})

@@ -18,6 +18,7 @@ Rules:
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 from datetime import date
 from typing import Annotated, Any, TypedDict, cast
 
@@ -35,7 +36,7 @@ from findesk.agents.roles.etf_weekly.models import (
 from findesk.agents.runtime import AgentOutcome
 from findesk.analytics.etf.sector_taxonomy import news_sources
 from findesk.workflows.etf_weekly.config import StrategyConfig
-from findesk.workflows.nodes import State, agent_node
+from findesk.workflows.nodes import State, agent_node, code_basis
 from findesk.workflows.spec import AgentNotes
 
 
@@ -112,19 +113,22 @@ def _fan_out(state: State) -> list[Send]:
     return [Send("news_overview", {"overview_input": overview}), *sends]
 
 
+def _held(
+    role: Any, given: Any, out: AgentOutcome[Any], normalize: Callable[[Any, Any, Any], Any]
+) -> tuple[Any, Any]:
+    """The output a node keeps and its code-built basis: a model's output held to the code's by
+    ``normalize``; in deterministic mode both are the output."""
+    basis = code_basis(role, given, out)
+    return (out.output if out.mode != "model" else normalize(out.output, given, basis)), basis
+
+
 def _sector_build(_state: State, given: news.SectorNewsInput, out: AgentOutcome[Any]) -> dict[str, Any]:
-    report: SectorNews = out.output
-    if out.mode == "model":
-        report = news.normalize_sector(report, given, out.outcomes)
-    basis = news.compose_sector(given, out.outcomes) if out.mode == "model" else report
+    report, basis = _held(news.SECTOR_ROLE, given, out, news.normalize_sector)
     return {"news": {given.sector: report}, "basis": {f"news:{given.sector}": basis}}
 
 
 def _overview_build(_state: State, given: news.OverviewInput, out: AgentOutcome[Any]) -> dict[str, Any]:
-    report: MarketOverview = out.output
-    if out.mode == "model":
-        report = news.normalize_overview(report, given, out.outcomes)
-    basis = news.compose_overview(given, out.outcomes) if out.mode == "model" else report
+    report, basis = _held(news.OVERVIEW_ROLE, given, out, news.normalize_overview)
     return {"overview": report, "basis": {"overview": basis}}
 
 
@@ -140,10 +144,7 @@ def _senior_input(state: State) -> senior.SeniorInput:
 
 
 def _senior(_state: State, given: senior.SeniorInput, out: AgentOutcome[Any]) -> dict[str, Any]:
-    review: SeniorReview = out.output
-    if out.mode == "model":
-        review = senior.normalize(review, given)
-    basis = senior.compose(given, {}) if out.mode == "model" else review
+    review, basis = _held(senior.ROLE, given, out, senior.normalize)
     return {"senior": review, "basis": {"senior": basis}}
 
 
@@ -165,10 +166,8 @@ def _director_input(state: State, revision: int) -> director.DirectorInput:
 
 
 def _director(_state: State, given: director.DirectorInput, out: AgentOutcome[Any]) -> dict[str, Any]:
-    review: DirectorReview = out.output
-    if out.mode == "model":
-        review = director.normalize(review, given)
-    basis = director.compose(given, {}) if out.mode == "model" else review
+    # the normalizer is looked up on each call (not bound when the graph is compiled)
+    review, basis = _held(director.ROLE, given, out, lambda o, g, b: director.normalize(o, g, b))
     return {"director": review, "basis": {"director": basis}}
 
 
@@ -184,10 +183,7 @@ def _revision_input(state: State) -> senior.SeniorInput:
 
 
 def _revision(state: State, given: senior.SeniorInput, out: AgentOutcome[Any]) -> dict[str, Any]:
-    review: SeniorReview = out.output
-    if out.mode == "model":
-        review = senior.normalize(review, given)
-    basis = senior.compose(given, {}) if out.mode == "model" else review
+    review, basis = _held(senior.ROLE, given, out, senior.normalize)
     before = dict(state.get("basis") or {})
     return {
         "senior": review,

@@ -118,15 +118,12 @@ def _guarded(
     guard: OutputGuard, key: str, value: BaseModel, basis: Mapping[str, Any], model: bool, warnings: list[str]
 ) -> Any:
     """``value`` guarded; a model's output that states an untraced number gives way to the code's."""
-    before = len(guard.untraced)
-    shown = guard.model(value)
-    fallback = basis.get(key)
-    if model and fallback is not None and fallback is not value and len(guard.untraced) > before:
-        caught = ", ".join(u.text for u in guard.untraced[before:])
+    shown, caught = guard.checked(value, basis.get(key) if model else None)
+    if caught:
+        numbers = ", ".join(u.text for u in caught)
         warnings.append(
-            f"{key}: the model stated numbers no tool gave ({caught}); the code-built version is shown"
+            f"{key}: the model stated numbers no tool gave ({numbers}); the code-built version is shown"
         )
-        shown = guard.model(fallback)
     return shown
 
 

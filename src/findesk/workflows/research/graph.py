@@ -32,7 +32,7 @@ from findesk.agents.roles.research.findings import SPECIALISTS, SpecialistInput,
 from findesk.agents.roles.research.route import load_route_tables, route
 from findesk.agents.roles.research.synthesize import Synthesis, SynthesisInput
 from findesk.agents.runtime import AgentOutcome
-from findesk.workflows.nodes import State, agent_node
+from findesk.workflows.nodes import State, agent_node, code_basis
 from findesk.workflows.research import memory_hooks
 from findesk.workflows.research.specialists import SPECIALIST_ROLES
 from findesk.workflows.spec import AgentNotes, RunKit
@@ -127,7 +127,7 @@ def _specialist(agent: str) -> Any:
 
     def build(_state: State, given: SpecialistInput, out: AgentOutcome[Any]) -> dict[str, Any]:
         report: SpecialistReport = out.output
-        basis = role.policy.compose(given, out.outcomes) if out.mode == "model" else report
+        basis = code_basis(role, given, out)
         cut = [f"{agent} desk: {w}" for w in out.warnings] if out.stopped in _CAPS else []
         return {"reports": {agent: report}, "basis": {agent: basis}, "cut_short": cut}
 

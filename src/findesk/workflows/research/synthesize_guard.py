@@ -35,13 +35,11 @@ def guarded_desk(
 ) -> tuple[SpecialistReport, list[str]]:
     """``report`` with its findings and warnings guarded; a model-written report (``report`` is not
     ``basis``) with an untraced number is replaced by ``basis``, guarded."""
-    before = len(guard.untraced)
-    checked = _guarded(guard, report)
-    caught = guard.untraced[before:]
-    if report is basis or report == basis or not caught:
-        return checked, []
+    shown, caught = guard.checked(report, basis, part=lambda r: _guarded(guard, r))
+    if not caught:
+        return shown, []
     numbers = ", ".join(sorted({u.text for u in caught}))
-    return _guarded(guard, basis), [
+    return shown, [
         f"fabricated_number: the {report.agent} desk's model findings stated {numbers}, which no tool "
         "result of this run contains; the desk's own findings from its tool results are shown instead"
     ]

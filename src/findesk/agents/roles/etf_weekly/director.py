@@ -223,11 +223,11 @@ def compose(inputs: DirectorInput, _outcomes: Outcomes) -> DirectorReview:
     )
 
 
-def normalize(out: DirectorReview, inputs: DirectorInput) -> DirectorReview:
+def normalize(out: DirectorReview, inputs: DirectorInput, basis: DirectorReview) -> DirectorReview:
     """A model's review held to code: adjustments only for known symbols and never past the protocol's
     cap, send-back only in the first review and only when the model's own score is below the threshold
-    (of sectors that exist), the data-constrained note and blind spots always the code's."""
-    basis = compose(inputs, {})
+    (of sectors that exist), the data-constrained note and blind spots always the code's (``basis``:
+    the code's review of the same inputs)."""
     kept: list[FlagAdjustment] = []
     for a in out.flag_adjustments:
         view = inputs.senior.symbols.get(a.symbol)

@@ -174,10 +174,10 @@ def compose_sector(inputs: SectorNewsInput, outcomes: Outcomes) -> SectorNews:
     )
 
 
-def normalize_sector(out: SectorNews, inputs: SectorNewsInput, outcomes: Outcomes) -> SectorNews:
-    """A model's sector news held to what code knows: the articles found (evidence counted, sources
-    listed by code), drivers citing only those articles, and the protocol's sentence when none."""
-    basis = compose_sector(inputs, outcomes)
+def normalize_sector(out: SectorNews, _inputs: SectorNewsInput, basis: SectorNews) -> SectorNews:
+    """A model's sector news held to what code knows (``basis``, composed from the same search): the
+    articles found (evidence counted, sources listed by code), drivers citing only those articles, and
+    the protocol's sentence when none."""
     if basis.evidence == "none":
         return basis
     known = {s.id for s in basis.sources}
@@ -264,8 +264,7 @@ def _spy(value: float | None) -> str:
     return "" if value is None else f"SPY returned {value:+.2f}% in the week. "
 
 
-def normalize_overview(out: MarketOverview, inputs: OverviewInput, outcomes: Outcomes) -> MarketOverview:
-    basis = compose_overview(inputs, outcomes)
+def normalize_overview(out: MarketOverview, _inputs: OverviewInput, basis: MarketOverview) -> MarketOverview:
     return basis.model_copy(update={"narrative": out.narrative or basis.narrative})
 
 

@@ -201,12 +201,11 @@ def _revised(view: SectorView, before: SectorView, objections: list[str], sector
     return view.model_copy(update={"flag": flag, "reason": reason[:600]})
 
 
-def normalize(out: SeniorReview, inputs: SeniorInput) -> SeniorReview:
+def normalize(out: SeniorReview, inputs: SeniorInput, basis: SeniorReview) -> SeniorReview:
     """A model's review held to the protocol: the code's review decides every flag the protocol
     decides (and every cap), sectors without news keep the protocol's narrative, and symbols carry
     their sector's narrative word for word. The model's reasons, signals and concerns are kept
-    where the protocol leaves room."""
-    basis = compose(inputs, {})
+    where the protocol leaves room. ``basis``: the code's review of the same inputs (``compose``)."""
     sectors: dict[str, SectorView] = {}
     for name, code in basis.sectors.items():
         given = out.sectors.get(name)
