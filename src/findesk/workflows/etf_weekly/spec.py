@@ -18,7 +18,6 @@ Rules:
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Mapping
 from datetime import date
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
+from pydantic_core import to_json
 
 from findesk.agents.roles.etf_weekly.models import (
     DirectorReview,
@@ -223,9 +223,13 @@ def history_entry(report: EtfWeeklyReport, follow_up: dict[str, float]) -> Histo
     )
 
 
-def write_run_folder(folder: Path, report: EtfWeeklyReport) -> Path:
-    """``<folder>/<week_end>_<run_id>/``: dashboard.html, report.md, report.json and agents/*.json."""
-    target = folder / f"{report.week_end.isoformat()}_{report.run_id}"
+def run_folder(folder: Path, report: EtfWeeklyReport) -> Path:
+    """``<folder>/<week_end>_<run_id>``: where a run is written."""
+    return folder / f"{report.week_end.isoformat()}_{report.run_id}"
+
+
+def write_run_folder(target: Path, report: EtfWeeklyReport) -> None:
+    """dashboard.html, report.md, report.json and agents/*.json into ``target`` (which exists)."""
     (target / "agents").mkdir(parents=True, exist_ok=True)
     (target / "dashboard.html").write_text(to_html(report), encoding="utf-8")
     (target / "report.md").write_text(to_markdown(report, True), encoding="utf-8")
@@ -241,52 +245,41 @@ def write_run_folder(folder: Path, report: EtfWeeklyReport) -> Path:
         "news": {"overview": report.overview, "sectors": report.news},
         "senior": report.senior,
         "director": report.director,
+        "senior_first": report.senior_first,
+        "director_first": report.director_first,
     }
-    if report.senior_first is not None:
-        agents["senior_first"] = report.senior_first
-    if report.director_first is not None:
-        agents["director_first"] = report.director_first
     for name, value in agents.items():
-        (target / "agents" / f"{name}.json").write_text(_json(value), encoding="utf-8")
-    return target
-
-
-def _json(value: Any) -> str:
-    def plain(v: Any) -> Any:
-        if isinstance(v, BaseModel):
-            return v.model_dump(mode="json")
-        if isinstance(v, dict):
-            return {k: plain(x) for k, x in v.items()}
-        if isinstance(v, list):
-            return [plain(x) for x in v]
-        return v
-
-    return json.dumps(plain(value), indent=1, ensure_ascii=False)
+        if value is not None:  # the first versions exist only when the director sent sectors back
+            (target / "agents" / f"{name}.json").write_bytes(to_json(value, indent=1))
 
 
 def _publish(inputs: EtfWeeklyInput, report: EtfWeeklyReport, settings: Settings) -> EtfWeeklyReport:
-    watched = report.watched
     folder = runs_folder(inputs, settings)
-    warnings: list[str] = []
     earlier = history.earlier(folder, report.strategy_hash, report.week_end)
-    follow_up = {s: round(watched[s], 4) for s in (earlier[0].green if earlier else []) if s in watched}
+    last_green = earlier[0].green if earlier else []
+    follow_up = {s: round(report.watched[s], 4) for s in last_green if s in report.watched}
     entry = history_entry(report, follow_up)
     report = report.model_copy(update={"history": [entry, *earlier]})
+    target = run_folder(folder, report)
     try:
-        target = write_run_folder(folder, report)
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        problem = f"the run folder could not be written under {folder}: {exc}"
+        return report.model_copy(update={"warnings": [*report.warnings, problem]})
+    logged = history.log_mlflow(folder, entry, report.strategy.name)
+    # the folder's JSON and dashboard carry the final report, with its folder, history and warnings
+    report = report.model_copy(
+        update={
+            "output_dir": str(target.resolve()),
+            "warnings": [*report.warnings, *([logged] if logged else [])],
+        }
+    )
+    try:
+        write_run_folder(target, report)
         history.append(folder, entry)
     except OSError as exc:
-        warnings.append(f"the run folder could not be written under {folder}: {exc}")
-        return report.model_copy(update={"warnings": [*report.warnings, *warnings]})
-    logged = history.log_mlflow(folder, entry, report.strategy.name)
-    if logged:
-        warnings.append(logged)
-    report = report.model_copy(
-        update={"output_dir": str(target.resolve()), "warnings": [*report.warnings, *warnings]}
-    )
-    # the folder's JSON and dashboard carry the final report (with its folder and history)
-    (target / "report.json").write_text(report.model_dump_json(indent=1), encoding="utf-8")
-    (target / "dashboard.html").write_text(to_html(report), encoding="utf-8")
+        problem = f"the run folder could not be written under {folder}: {exc}"
+        return report.model_copy(update={"output_dir": None, "warnings": [*report.warnings, problem]})
     return report
 
 
