@@ -55,7 +55,9 @@ def _start(week_ending: date, prep: PrepParams) -> date:
     return week_ending - timedelta(days=int(sessions * _DAYS_PER_SESSION) + 10)
 
 
-def screen(panel: PricePanel, profiles: dict[str, FundProfile], args: ScreenArgs) -> Result[EtfScreen]:
+def screen(
+    panel: PricePanel, profiles: dict[str, FundProfile], args: ScreenArgs, warnings: list[str] | None = None
+) -> Result[EtfScreen]:
     """The week's screen from a panel and profiles (synchronous: CPU work, run in a thread)."""
     names = {t: p.name for t, p in profiles.items()}
     try:
@@ -68,6 +70,7 @@ def screen(panel: PricePanel, profiles: dict[str, FundProfile], args: ScreenArgs
     }
     chosen, excluded = select_candidates(week.features, sectors, args.candidates)
     series = {c.symbol: price_series(panel, c.symbol, c.week_end, args.prep) for c in chosen}
+    watch = set(args.watch)
     return Ok(
         EtfScreen(
             week_start=week.week_start,
@@ -78,8 +81,9 @@ def screen(panel: PricePanel, profiles: dict[str, FundProfile], args: ScreenArgs
             data_flags=week.data_flags,
             candidates=chosen,
             series=series,
-            watched={f.symbol: f.pct_return for f in week.features if f.symbol in set(args.watch)},
+            watched={f.symbol: f.pct_return for f in week.features if f.symbol in watch},
             source=panel.source.cite(),
+            warnings=list(warnings or []),
         )
     )
 
@@ -101,8 +105,10 @@ async def _screen(args: ScreenArgs, ctx: ToolContext) -> Result[EtfScreen]:
     )
     if isinstance(panel, Err):
         return panel
-    known = profiles.value if isinstance(profiles, Ok) else {}
-    return await asyncio.to_thread(screen, panel.value, known, args)
+    if isinstance(profiles, Err):  # names and categories missing: sectors fall back to ticker overrides
+        problem = f"fund profiles unavailable ({profiles.message()}): fund names and sectors are incomplete"
+        return await asyncio.to_thread(screen, panel.value, {}, args, [problem])
+    return await asyncio.to_thread(screen, panel.value, profiles.value, args)
 
 
 def summarize_screen(s: EtfScreen) -> str:

@@ -333,3 +333,18 @@ def test_a_folder_that_cannot_be_written_is_a_warning_not_a_lost_run(
     assert report.output_dir is None and report.symbol_profiles
     assert any("could not be written" in w for w in report.warnings)
     assert blocker.read_text() == "not a folder"
+
+
+def test_missing_fund_profiles_are_a_warning_not_a_silent_gap(
+    etf_settings: Settings, etf_tools: ToolContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from findesk.core.result import Err as Failed
+
+    async def down(_as_of: date) -> Failed:
+        return Failed(ErrorCode.UNAVAILABLE, "metadata file unreadable", "snapshot")
+
+    monkeypatch.setattr(etf_tools.router, "fund_profiles", down)
+    run = run_weekly(etf_settings, etf_tools, {"week_ending": WEEK, "out": str(tmp_path)})
+    report = run.ok
+    assert report.symbol_profiles  # prices still screened
+    assert any(w.startswith("fund profiles unavailable") for w in report.warnings)

@@ -80,6 +80,7 @@ class EtfScreen(BaseModel):
     series: dict[str, PriceSeries] = Field(default_factory=dict)  # each candidate's chart data
     watched: dict[str, float] = Field(default_factory=dict)  # asked-for funds' weekly return (%), any rules
     source: str  # where the prices came from (a snapshot path or vendor)
+    warnings: list[str] = Field(default_factory=list)  # a source that failed (the fund profiles)
 
 
 class PriceSeries(BaseModel):

@@ -131,6 +131,7 @@ def compose(inputs: QuantInput, outcomes: Outcomes) -> QuantReport:
             warnings=[f"ETF screen unavailable: {error}", *warnings],
         )
     spy = screen.spy
+    warnings += screen.warnings
     context = MarketContext(
         week_start=screen.week_start,
         week_end=screen.week_end,
