@@ -26,7 +26,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from findesk.agents.role import Caps, DeterministicPolicy, Outcomes, Role
 from findesk.agents.roles.etf_weekly.models import (
     DirectorReview,
-    Flag,
     FlagAdjustment,
     MarketContext,
     SectorGroup,
@@ -36,9 +35,8 @@ from findesk.agents.roles.etf_weekly.models import (
 )
 from findesk.agents.runtime.model_loop import data_task
 from findesk.analytics.etf.params import ProtocolParams
-from findesk.analytics.etf.protocol import UNEXPLAINED, capped, data_constrained_note, verdict
+from findesk.analytics.etf.protocol import UNEXPLAINED, Flag, capped, data_constrained_note, verdict
 
-_ORDER: dict[Flag, int] = {"GREEN": 0, "YELLOW": 1, "RED": 2}
 _SUPPORT = {"strong": "strong news evidence", "weak": "weak news evidence", "none": "no news evidence"}
 
 

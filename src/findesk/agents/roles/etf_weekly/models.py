@@ -15,9 +15,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from findesk.analytics.etf.models import DataFlag, PriceSeries, Signal
+from findesk.analytics.etf.protocol import Evidence, Flag
 
-Evidence = Literal["strong", "weak", "none"]
-Flag = Literal["GREEN", "YELLOW", "RED"]
 DriverType = Literal["transient", "persistent"]
 
 

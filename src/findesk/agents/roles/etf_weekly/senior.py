@@ -23,7 +23,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from findesk.agents.role import Caps, DeterministicPolicy, Outcomes, Role
 from findesk.agents.roles.etf_weekly.models import (
-    Flag,
     MarketContext,
     SectorGroup,
     SectorNews,
@@ -34,10 +33,9 @@ from findesk.agents.roles.etf_weekly.models import (
 )
 from findesk.agents.runtime.model_loop import data_task
 from findesk.analytics.etf.params import ProtocolParams
-from findesk.analytics.etf.protocol import NO_CATALYST, NO_NEWS, Verdict, capped, verdict
+from findesk.analytics.etf.protocol import NO_CATALYST, NO_NEWS, Flag, Verdict, capped, verdict
 
 _STRETCHED = frozenset({"OVERSOLD", "STRETCHED_LOW"})
-_ORDER: dict[Flag, int] = {"GREEN": 0, "YELLOW": 1, "RED": 2}
 
 
 class SeniorInput(BaseModel):
@@ -178,8 +176,8 @@ def compose(inputs: SeniorInput, _outcomes: Outcomes) -> SeniorReview:
         sview = symbol_view(profile, sector, news, inputs.protocol)
         if previous is not None and symbol in previous.symbols:
             earlier = previous.symbols[symbol]
-            if _ORDER[sview.flag] < _ORDER[earlier.flag]:  # a questioned flag is never upgraded
-                sview = sview.model_copy(update={"flag": earlier.flag})
+            # a questioned flag is never upgraded
+            sview = sview.model_copy(update={"flag": capped(sview.flag, earlier.flag)})
         symbols[symbol] = sview
     answered = [o for o in inputs.objections] if revising else []
     return SeniorReview(sectors=sectors, symbols=symbols, revision=1 if revising else 0, answered=answered)
@@ -187,7 +185,7 @@ def compose(inputs: SeniorInput, _outcomes: Outcomes) -> SeniorReview:
 
 def _revised(view: SectorView, before: SectorView, objections: list[str], sector: str) -> SectorView:
     mine = [o for o in objections if o.startswith(f"{sector}:")]  # the objection itself is in ``answered``
-    flag = before.flag if _ORDER[view.flag] < _ORDER[before.flag] else view.flag
+    flag = capped(view.flag, before.flag)
     # a sector sent back for thin evidence is held at YELLOW at best
     if mine and flag == "GREEN":
         flag = "YELLOW"
