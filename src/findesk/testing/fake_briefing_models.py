@@ -10,7 +10,6 @@ Rules:
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -20,9 +19,9 @@ from findesk.agents.runtime.model_loop import unfenced
 from findesk.core.config import ModelPrice
 from findesk.core.llm.chain import ModelChain
 from findesk.core.llm.pricing import PriceTable
-from findesk.core.llm.types import ModelRequest, ToolResults, UserText
+from findesk.core.llm.types import ModelRequest, ToolResults
 from findesk.core.result import Ok, Result
-from findesk.testing.fake_models import Reply, ScriptedModel, Step, submit
+from findesk.testing.fake_models import Reply, ScriptedModel, Step, submit, task_payload
 
 PRICES = PriceTable({"fake:briefing": ModelPrice(input=2.0, output=10.0)})
 _CITE = re.compile(r"Cite: (\S+)")
@@ -75,8 +74,7 @@ def social_reply(request: ModelRequest) -> Reply:
 
 
 def coordinator_reply(request: ModelRequest) -> Reply:
-    task = next((m.text for m in request.messages if isinstance(m, UserText)), "")
-    payload = json.loads(task[task.index("{") : task.rindex("}") + 1])
+    payload = task_payload(request)
     quote = payload["official"].get("quote")
     symbol = payload["official"]["symbol"]
     if quote:

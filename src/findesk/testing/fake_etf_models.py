@@ -12,7 +12,6 @@ Rules:
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -21,23 +20,15 @@ from findesk.agents.role import Role
 from findesk.core.config import ModelPrice
 from findesk.core.llm.chain import ModelChain
 from findesk.core.llm.pricing import PriceTable
-from findesk.core.llm.types import ModelRequest, UserText
+from findesk.core.llm.types import ModelRequest
 from findesk.core.result import Ok, Result
 from findesk.testing.fake_briefing_models import tool_results
-from findesk.testing.fake_models import Reply, ScriptedModel, Step, submit
+from findesk.testing.fake_models import Reply, ScriptedModel, Step, submit, task_payload
 
 PRICES = PriceTable({"fake:etf": ModelPrice(input=2.0, output=10.0)})
 ROLES = ("overview", "sector", "senior", "director")
 FABRICATED = "a 47.31% collapse"
 _ID = re.compile(r"\(id ([^)]+)\)")
-
-
-def _payload(request: ModelRequest) -> dict[str, Any]:
-    task = next((m.text for m in request.messages if isinstance(m, UserText)), "")
-    try:
-        return dict(json.loads(task[task.index("{") : task.rindex("}") + 1]))
-    except ValueError:
-        return {}
 
 
 def news_reply(request: ModelRequest) -> Reply:
@@ -47,7 +38,7 @@ def news_reply(request: ModelRequest) -> Reply:
     drivers = [{"text": f"Reported in article {i}", "type": "transient", "sources": [i]} for i in ids[:3]]
     return submit(
         {
-            "sector": _payload(request).get("sector", "market"),
+            "sector": task_payload(request).get("sector", "market"),
             "evidence": "strong",
             "narrative": f"The press coverage: {head[:300]}",
             "drivers": drivers,
@@ -63,7 +54,7 @@ def overview_reply(request: ModelRequest) -> Reply:
 
 
 def senior_reply(request: ModelRequest, *, extra: str = "") -> Reply:
-    p = _payload(request)
+    p = task_payload(request)
     sectors = {
         s: {
             "sector": s,
@@ -94,7 +85,7 @@ def fabricating_senior(request: ModelRequest) -> Reply:
 
 def director_reply(score: float = 7.5) -> Callable[[ModelRequest], Reply]:
     def answer(request: ModelRequest) -> Reply:
-        p = _payload(request)
+        p = task_payload(request)
         sectors = list(p.get("sectors") or {})
         return submit(
             {

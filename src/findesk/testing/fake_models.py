@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from findesk.core.llm.tokens import count_tokens
-from findesk.core.llm.types import ModelRequest, ModelResponse, TokenUsage, ToolCall
+from findesk.core.llm.types import ModelRequest, ModelResponse, TokenUsage, ToolCall, UserText
 from findesk.core.result import Err, ErrorCode, Ok, Result
 
 SUBMIT_TOOL = "submit_report"  # the runtime's report tool (findesk.agents.runtime.model_loop)
@@ -128,3 +128,17 @@ def approx_usage(request: ModelRequest, answer: Reply) -> TokenUsage:
         input_tokens=max(1, sum(count_tokens(s) for s in sent)),
         output_tokens=max(1, sum(count_tokens(s) for s in produced)),
     )
+
+
+def task_text(request: ModelRequest) -> str:
+    """The task message a role sent (its first user text)."""
+    return next((m.text for m in request.messages if isinstance(m, UserText)), "")
+
+
+def task_payload(request: ModelRequest) -> dict[str, Any]:
+    """The JSON payload inside the task message (``data_task``'s fenced object), or {} when none."""
+    task = task_text(request)
+    try:
+        return dict(json.loads(task[task.index("{") : task.rindex("}") + 1]))
+    except ValueError:
+        return {}

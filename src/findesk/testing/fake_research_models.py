@@ -13,7 +13,6 @@ Rules:
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -22,10 +21,10 @@ from findesk.agents.role import Role
 from findesk.core.config import ModelPrice
 from findesk.core.llm.chain import ModelChain
 from findesk.core.llm.pricing import PriceTable
-from findesk.core.llm.types import ModelRequest, UserText
+from findesk.core.llm.types import ModelRequest
 from findesk.core.result import Ok, Result
 from findesk.testing.fake_briefing_models import tool_results
-from findesk.testing.fake_models import Reply, ScriptedModel, Step, submit
+from findesk.testing.fake_models import Reply, ScriptedModel, Step, submit, task_payload, task_text
 
 PRICES = PriceTable({"fake:research": ModelPrice(input=2.0, output=10.0)})
 DESKS = ("equity", "macro", "crypto", "compliance")
@@ -33,20 +32,8 @@ _SOURCE = re.compile(r"^Source: (.+)$", re.MULTILINE)
 FABRICATED = "$987,654.3 billion"
 
 
-def _task(request: ModelRequest) -> str:
-    return next((m.text for m in request.messages if isinstance(m, UserText)), "")
-
-
-def _payload(request: ModelRequest) -> dict[str, Any]:
-    task = _task(request)
-    try:
-        return dict(json.loads(task[task.index("{") : task.rindex("}") + 1]))
-    except ValueError:
-        return {}
-
-
 def route_reply(request: ModelRequest) -> Reply:
-    task = _task(request)
+    task = task_text(request)
     words = task.split("\n", 1)[0].lower() if task.startswith("Question:") else task.lower()
     intents = [
         d
@@ -75,7 +62,7 @@ def specialist_reply(desk: str) -> Callable[[ModelRequest], Reply]:
 
 
 def synthesize_reply(request: ModelRequest, *, extra: str = "") -> Reply:
-    payload = _payload(request)
+    payload = task_payload(request)
     lines = [f"Research answer for: {payload.get('question', '')}"]
     for desk, body in (payload.get("desks") or {}).items():
         lines.append(f"**{desk}**")
