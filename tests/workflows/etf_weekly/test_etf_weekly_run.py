@@ -348,3 +348,18 @@ def test_missing_fund_profiles_are_a_warning_not_a_silent_gap(
     report = run.ok
     assert report.symbol_profiles  # prices still screened
     assert any(w.startswith("fund profiles unavailable") for w in report.warnings)
+
+
+def test_a_headline_that_reads_as_advice_stays_a_cited_source(
+    etf_settings: Settings, etf_tools: ToolContext, tmp_path: Path
+) -> None:
+    # the week ending 2025-04-18 has a Zacks headline "5 Strong Buy Tech Stocks for Your Short List": the
+    # desk's own sentences quoting it are scrubbed, but the source list shows it as published
+    run = run_weekly(
+        etf_settings, etf_tools, {"week_ending": "2025-04-18", "out": str(tmp_path)}, as_of="2025-04-18"
+    )
+    report = run.ok
+    assert report.guard.advice_removed  # the quote in the desk's prose
+    sources = [s for n in [report.overview, *report.news.values()] if n is not None for s in n.sources]
+    assert sources and all(s.title.strip() for s in sources)
+    assert any("Strong Buy" in s.title for s in sources)
