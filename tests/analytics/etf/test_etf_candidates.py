@@ -11,10 +11,11 @@ from datetime import date
 
 import pytest
 
-from findesk.analytics.etf.candidates import UNCLASSIFIED, select_candidates
+from findesk.analytics.etf.candidates import select_candidates
 from findesk.analytics.etf.features import week_features
 from findesk.analytics.etf.models import EtfFeatures, SectorAssignment
 from findesk.analytics.etf.params import CandidateRules, PrepParams
+from findesk.analytics.etf.sector_taxonomy import UNCLASSIFIED
 from findesk.data.models.funds import PricePanel
 
 LEVERAGED = {"GUSH", "ERX", "DIG", "AGQ", "BOIL", "SOXL", "TQQQ", "MSOX"}

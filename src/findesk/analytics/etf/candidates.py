@@ -22,8 +22,7 @@ from collections.abc import Iterable, Mapping
 
 from findesk.analytics.etf.models import EtfFeatures, SectorAssignment
 from findesk.analytics.etf.params import CandidateRules
-
-UNCLASSIFIED = "Unclassified"
+from findesk.analytics.etf.sector_taxonomy import UNCLASSIFIED
 
 
 def with_sector(fund: EtfFeatures, assignment: SectorAssignment | None) -> EtfFeatures:

@@ -252,6 +252,7 @@ def week_features(
         threshold=params.bad_tick_move_pct / 100.0,
     )
     suspect = set(suspects(window, params.bad_tick_window).tolist())
+    week_moves = m.pct / 100.0  # once, not per fund: extreme_week reads every fund's week (the peers)
     has_bar = np.isfinite(close[:, end])
     excluded: dict[str, int] = {}
     features: list[EtfFeatures] = []
@@ -269,7 +270,7 @@ def week_features(
             continue
         reasons = bad_ticks(window, row, params.bad_tick_window) if row in suspect else []
         if not reasons:
-            week_flag = extreme_week(window, row, start - lo, m.pct / 100.0)
+            week_flag = extreme_week(window, row, start - lo, week_moves)
             reasons = [week_flag] if week_flag else []
         fund = _fund(panel, row, week, m, params)
         if reasons:
