@@ -7,7 +7,7 @@ Rules:
   with the same shapes. No article found -> an empty list with what was searched, not an error:
   "nothing found" is the answer a sector without news must get.
 - The tickers' articles come first, then the search's: a story found twice (same URL, or same title
-  once case and punctuation are set aside) is kept once, as its first copy.
+  once case and punctuation are set aside: ``vendors.base.story_keys``) is kept once, as its first copy.
 - A ticker's article is kept when its headline or summary contains one of ``terms`` (whole words,
   case folded, ``vendors.base.term_pattern``, the search vendors' own rule), or, with no terms given,
   always; an article only the full-text search found is kept only when its headline does (it is about
@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from findesk.core.dates import published_since
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.models import NewsItem
-from findesk.data.vendors.base import term_pattern
+from findesk.data.vendors.base import story_keys, term_pattern
 from findesk.tools.args import QUOTE_RULE, Ticker, ToolArgs
 from findesk.tools.base import Tool, ToolContext
 from findesk.tools.social import summarize_news
@@ -99,12 +99,6 @@ def _search_note(result: Result[list[NewsItem]], failures: list[str]) -> str:
     return f"; and a full-text search for the terms, which failed ({result.code.value})"
 
 
-def _keys(item: NewsItem) -> tuple[str, str]:
-    """(URL, title) identity: a search vendor's copy of a ticker's story has its own URL but its title."""
-    url = (item.url or "").strip().rstrip("/").lower()
-    return url, " ".join(re.sub(r"[^a-z0-9]+", " ", item.title.lower()).split())
-
-
 def _ticker_items(
     tickers: list[str], got: list[Result[list[NewsItem]]], failures: list[str]
 ) -> list[NewsItem]:
@@ -135,7 +129,8 @@ def _merge(
     seen: set[str] = set()
     fresh: list[tuple[NewsItem, bool]] = []
     for item, searched_only in [(i, False) for i in from_tickers] + [(i, True) for i in from_search]:
-        keys = {k for k in _keys(item) if k}
+        # either key alone: a search vendor's copy of a ticker's story has its own URL but its title
+        keys = {k for k in story_keys(item) if k}
         if keys & seen or not published_since(item.published_at, since):
             continue
         seen |= keys

@@ -9,6 +9,8 @@ Rules every vendor keeps:
 - ``news_search`` (``Category.NEWS_SEARCH``) keeps one matching rule whatever the vendor:
   ``term_pattern`` (any term as a whole word or phrase, case folded, in the title or summary), and
   the window from the New York start of ``since`` to the New York end of ``as_of``.
+- A news story is known by its ``story_keys`` (URL, normalized title) wherever repeats are dropped
+  (the snapshot's store, the topic search tool), so both agree on what a repeat is.
 - A live vendor (``HttpVendor``) talks only through the shared ``HttpClient`` it is given and reads
   its keys from ``Settings``; it is built as ``cls(http, settings)`` (``data.registry``).
 """
@@ -224,3 +226,13 @@ def term_pattern(terms: Iterable[str]) -> re.Pattern[str] | None:
     # lookarounds rather than \b: a term may start or end with a non-word character ("u.s.", "s&p")
     alternatives = "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in words)  # a line break is a space
     return re.compile(r"(?<!\w)(?:" + alternatives + r")(?!\w)", re.IGNORECASE)
+
+
+_NOT_ALNUM = re.compile(r"[^a-z0-9]+")
+
+
+def story_keys(item: NewsItem) -> tuple[str, str]:
+    """(URL, title) identity of a news story: the URL trimmed, lower case, without a trailing slash;
+    the title lower case with punctuation and spacing set aside. Either is "" when there is none."""
+    url = (item.url or "").strip().rstrip("/").lower()
+    return url, " ".join(_NOT_ALNUM.sub(" ", item.title.lower()).split())

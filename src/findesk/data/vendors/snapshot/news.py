@@ -7,8 +7,8 @@ Rules this store keeps:
   concatenated, so it is not read twice.
 - An item is returned for a ticker only when its feed links it to that ticker (GOOGL and GOOG count
   as one company); only items published on or before the New York end of ``as_of``.
-- Newest first; duplicates (same URL, or same normalized title within 72 hours) are dropped,
-  keeping the copy that carries a provider sentiment when one does.
+- Newest first; duplicates (same URL, or same normalized title within 72 hours: ``story_keys``) are
+  dropped, keeping the copy that carries a provider sentiment when one does.
 - Nothing found -> ``no_data`` naming every feed searched with its date coverage up to ``as_of``;
   a message never counts or dates items published after the as-of date.
 - The topic search (``news_search``) reads every item of the index, whatever ticker it is filed
@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import csv
 import gzip
-import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -34,13 +33,13 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from findesk.core.dates import NEW_YORK, published_since, visible_at
+from findesk.core.dates import NEW_YORK, end_of_day, visible_at
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.formats import news_feeds
 from findesk.data.formats.mentions import company_tickers
 from findesk.data.models import NewsItem
 from findesk.data.symbols import normalize_symbol
-from findesk.data.vendors.base import term_pattern
+from findesk.data.vendors.base import story_keys, term_pattern
 from findesk.data.vendors.snapshot.files import Lazy, SnapshotFiles
 from findesk.data.vendors.snapshot.store_cache import Blobs
 
@@ -58,10 +57,6 @@ def _csv_rows(path: Path) -> Iterator[dict[str, str]]:
     opener: Callable[..., Any] = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt", encoding="utf-8", newline="") as fh:
         yield from csv.DictReader(fh)
-
-
-def _title_key(title: str) -> str:
-    return " ".join(re.sub(r"[^a-z0-9]+", " ", title.lower()).split())
 
 
 @dataclass(frozen=True)
@@ -158,12 +153,13 @@ class NewsStore:
             return Err(ErrorCode.INVALID_INPUT, "no search terms; pass words such as gold or tariffs", SOURCE)
         if limit < 1:
             return Err(ErrorCode.INVALID_INPUT, f"limit must be at least 1, got {limit}", SOURCE)
+        # the window's ends once: per item (``visible_at``, ``published_since``) they took a third of a
+        # search over the ~4,800 items; the feed parsers date every item timezone-aware
+        before, last = end_of_day(since - timedelta(days=1)), end_of_day(as_of)
         found = [
             item
             for item in self._everything.get()
-            if visible_at(item.published_at, as_of)
-            and published_since(item.published_at, since)
-            and pattern.search(f"{item.title}\n{item.summary or ''}")
+            if before < item.published_at <= last and pattern.search(f"{item.title}\n{item.summary or ''}")
         ]
         if not found:
             terms = ", ".join(t.strip() for t in query_terms if t.strip())
@@ -202,7 +198,7 @@ def _dedupe(items: list[NewsItem]) -> list[NewsItem]:
     by_title: dict[str, int] = {}
     kept: list[NewsItem] = []
     for item in items:
-        url, title = _url_key(item.url), _title_key(item.title)
+        url, title = story_keys(item)
         slot = by_url.get(url) if url else None
         if slot is None and title in by_title:
             candidate = by_title[title]
@@ -219,7 +215,3 @@ def _dedupe(items: list[NewsItem]) -> list[NewsItem]:
             by_url.setdefault(url, slot)
     kept.sort(key=lambda i: i.published_at, reverse=True)
     return kept
-
-
-def _url_key(url: str | None) -> str:
-    return (url or "").strip().rstrip("/").lower()
