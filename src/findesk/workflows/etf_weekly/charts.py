@@ -5,7 +5,8 @@ Rules:
 - Presentation only: pure, never raises on odd input (empty or misaligned series, None, NaN, ±inf are
   gaps, never points).
 - Self-contained SVG: presentation attributes only, no script, no ``style`` attribute, no link, no
-  external reference (font, image, ``url()``); every text from data goes through ``html.escape``.
+  external reference (font, image, ``url()``); every text from data goes through ``report_parts.e``
+  (html-escaped on one printable line, as in the rest of the dashboard).
 - Deterministic: the same input gives the same bytes (coordinates printed with one decimal, nothing
   read from the clock or a random source).
 - Figures shown are the report's, rounded for display only. In the beta/alpha chart the three labels
@@ -17,7 +18,6 @@ Rules:
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -25,7 +25,8 @@ from datetime import date
 
 from findesk.agents.roles.etf_weekly.models import SectorGroup
 from findesk.analytics.etf.models import PriceSeries
-from findesk.core.formatting import NONE, clip, finite, one_line, price, signed
+from findesk.core.formatting import NONE, clip, finite, price, signed
+from findesk.workflows.report_parts import e, printable
 
 BETA_COLOUR = "#8ea4bd"
 ALPHA_COLOUR = "#d9822b"
@@ -35,10 +36,6 @@ SMA200_COLOUR = "#6a3d9a"
 BAND_COLOUR = "#cfe0f3"
 WEEK_COLOUR = "#fff1c2"
 FONT = 'font-family="system-ui,sans-serif"'
-
-
-def _esc(text: object) -> str:
-    return html.escape(one_line(text), quote=True)
 
 
 def _n(value: float) -> str:
@@ -60,8 +57,8 @@ def _line(x1: float, y1: float, x2: float, y2: float, colour: str, extra: str = 
 def _open(kind: str, width: int, height: int, label: str) -> str:
     return (
         f'<svg class="chart chart-{kind}" xmlns="http://www.w3.org/2000/svg" role="img" '
-        f'width="{width}" height="{height}" viewBox="0 0 {width} {height}" aria-label="{_esc(label)}">'
-        f"<title>{_esc(label)}</title>"
+        f'width="{width}" height="{height}" viewBox="0 0 {width} {height}" aria-label="{e(label)}">'
+        f"<title>{e(label)}</title>"
     )
 
 
@@ -168,16 +165,16 @@ def beta_alpha_svg(groups: Mapping[str, SectorGroup]) -> str:
         out.append(_text(x(tick), axis_y + 16, f"{tick:+g}%" if tick else "0", anchor="middle", size=10))
     for i, (group, parts) in enumerate(split):
         y = top + i * row_h
-        name = _esc(clip(one_line(group.sector), 28))
+        name = e(clip(printable(group.sector), 28))
         if parts is None:
-            out.append(f'<g class="sector-bar" data-sector="{_esc(group.sector)}">')
+            out.append(f'<g class="sector-bar" data-sector="{e(group.sector)}">')
             out.append(_text(name_w, y + 19, name, anchor="end", extra=' font-weight="600"'))
             out.append(_text(x1 + 8, y + 19, f"no figures ({NONE})") + "</g>")
             continue
         out.append(
-            f'<g class="sector-bar" data-sector="{_esc(group.sector)}" data-beta="{parts.beta:.2f}" '
+            f'<g class="sector-bar" data-sector="{e(group.sector)}" data-beta="{parts.beta:.2f}" '
             f'data-alpha="{parts.alpha:.2f}" data-total="{parts.total:.2f}">'
-            f"<title>{_esc(group.sector)}: {_esc(beta_alpha_label(parts))}</title>"
+            f"<title>{e(group.sector)}: {e(beta_alpha_label(parts))}</title>"
         )
         out.append(_text(name_w, y + 19, name, anchor="end", extra=' font-weight="600"'))
         for colour, a, b in _segments(parts):
@@ -187,7 +184,7 @@ def beta_alpha_svg(groups: Mapping[str, SectorGroup]) -> str:
             )
         tx = x(parts.total)
         out.append(_line(tx, y + 3, tx, y + 27, CLOSE_COLOUR, ' stroke-width="2" class="total"'))
-        out.append(_text(x1 + 8, y + 19, _esc(beta_alpha_label(parts)), extra=' class="bar-label"'))
+        out.append(_text(x1 + 8, y + 19, e(beta_alpha_label(parts)), extra=' class="bar-label"'))
         out.append("</g>")
     out.append(_line(zero, top - 4, zero, axis_y, "#5b6675"))
     return "".join(out) + "</svg>"
@@ -287,7 +284,7 @@ def price_svg(series: PriceSeries, week_start: date, week_end: date) -> str:
     for k in range(5):
         v = lo + (hi - lo) * k / 4
         out.append(_line(left, py(v), width - right, py(v), "#eceff3"))
-        out.append(_text(left - 6, py(v) + 4, _esc(price(v)), anchor="end", size=10))
+        out.append(_text(left - 6, py(v) + 4, e(price(v)), anchor="end", size=10))
     for band in _band_paths(points(upper), points(lower)):
         out.append(f'<path class="bands" d="{band}" fill="{BAND_COLOUR}" fill-opacity="0.6" stroke="none"/>')
     for cls, line, colour, extra in (
@@ -302,7 +299,7 @@ def price_svg(series: PriceSeries, week_start: date, week_end: date) -> str:
     if final is not None:
         i, v = final
         out.append(f'<circle cx="{_n(px(i))}" cy="{_n(py(v))}" r="2.5" fill="{CLOSE_COLOUR}"/>')
-        out.append(_text(px(i) + 6, py(v) + 4, _esc(price(v)), size=10, extra=' class="last-close"'))
+        out.append(_text(px(i) + 6, py(v) + 4, e(price(v)), size=10, extra=' class="last-close"'))
     out.append(_text(left, height - 10, dates[0].isoformat(), size=10))
     out.append(_text(width - right, height - 10, dates[-1].isoformat(), anchor="end", size=10))
     legend = (

@@ -44,7 +44,7 @@ from findesk.workflows.etf_weekly.render_markdown import (
     profile_items,
     revised_sectors,
     sector_order,
-    source_line,
+    source_byline,
     symbol_order,
     title_line,
     usage_line,
@@ -225,9 +225,8 @@ class _Page:
         rows = []
         for n, s in enumerate(sources, 1):
             target = link(s.url, printable(s.title)) if is_http(s.url) else e(s.title)
-            rest = source_line(s)[len(printable(s.title)) :]  # publisher and time, after the title
             cite = "" if is_http(s.url) else f' <span class="muted">({e(s.cite)})</span>'
-            rows.append(f'<li id="{where}-{n}">[{e(s.id)}] {target} {e(rest)}{cite}</li>')
+            rows.append(f'<li id="{where}-{n}">[{e(s.id)}] {target} {e(source_byline(s))}{cite}</li>')
         return f'<ol class="sources">{"".join(rows)}</ol>'
 
     def sector(self, sector: str) -> str:

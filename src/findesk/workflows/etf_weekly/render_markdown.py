@@ -197,10 +197,15 @@ def first_view(r: EtfWeeklyReport, sector: str) -> SectorView | None:
     return r.senior_first.sectors.get(sector) if r.senior_first else None
 
 
+def source_byline(s: NewsSource) -> str:
+    """What follows a source's title: its publisher and time (" — Reuters, 2025-05-20 14:03 UTC")."""
+    who = f" — {printable(s.publisher)}" if s.publisher else ""
+    return f"{who}, {s.published_at.strftime('%Y-%m-%d %H:%M')} UTC"
+
+
 def source_line(s: NewsSource) -> str:
     """A source's title, publisher and time (its link is added by each rendering)."""
-    who = f" — {printable(s.publisher)}" if s.publisher else ""
-    return f"{printable(s.title)}{who}, {s.published_at.strftime('%Y-%m-%d %H:%M')} UTC"
+    return printable(s.title) + source_byline(s)
 
 
 def follow_up_text(h: HistoryEntry) -> str:
