@@ -65,3 +65,23 @@ def test_bad_input_is_one_line_and_runs_nothing(tmp_path: Path) -> None:
         assert says in got.stderr, (args, got.stderr)
         assert len(got.stderr.strip().splitlines()) <= 2, got.stderr
     assert not (tmp_path / "runs").exists()
+
+
+def test_the_terminal_shows_the_week_on_one_screen(tmp_path: Path) -> None:
+    got = findesk(
+        "etf-weekly",
+        "--config",
+        str(GROWTH),
+        "--week-ending",
+        "2025-05-23",
+        "--as-of",
+        "2025-05-23",
+        "--out",
+        str(tmp_path),
+        "-q",
+    )
+    assert got.exit_code == 0, got.stderr
+    lines = got.stdout.strip().splitlines()
+    assert lines[0] == "Weekly ETF analyst — week ending 2025-05-23"
+    assert any(line.startswith("Candidates (flag") for line in lines) and "PTNQ" in got.stdout
+    assert len(lines) < 60  # the compact view, not the whole Markdown report

@@ -5,7 +5,8 @@ Rules:
   final and guarded).
 - ``VIEWS`` maps a workflow name to ``module:function`` (imported only when that workflow is shown);
   single agents share the agent view (the output's fields as a table, its warnings, the run line);
-  any other workflow gets its Markdown renderer printed through rich, or its JSON.
+  any other workflow gets its own ``terminal`` renderer as plain text when it has one, else its
+  Markdown renderer printed through rich, or its JSON.
 """
 
 from __future__ import annotations
@@ -46,6 +47,10 @@ def brief_view(console: Console, run: Any, details: bool) -> None:
 def _default(spec: Any, console: Console, run: Any, details: bool) -> None:
     from rich.markdown import Markdown
 
+    compact = spec.renderers.get("terminal")  # a workflow's own terminal text, when it has one
+    if compact is not None:
+        console.print(compact(run.report, details), markup=False, highlight=False)
+        return
     renderer = spec.renderers.get("markdown")
     if renderer is None:
         console.print_json(run.report.model_dump_json())

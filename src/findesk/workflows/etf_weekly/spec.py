@@ -43,7 +43,7 @@ from findesk.workflows.etf_weekly.config import StrategyConfig, load_strategy
 from findesk.workflows.etf_weekly.graph import build_graph
 from findesk.workflows.etf_weekly.models import EtfWeeklyInput, EtfWeeklyReport, HistoryEntry
 from findesk.workflows.etf_weekly.render_html import to_html
-from findesk.workflows.etf_weekly.render_markdown import to_markdown
+from findesk.workflows.etf_weekly.render_markdown import to_markdown, to_terminal
 from findesk.workflows.etf_weekly.stream import SECTIONS, EtfWeeklyStream
 from findesk.workflows.spec import RunCaller, RunScope, StreamHandler, WorkflowSpec
 
@@ -318,7 +318,7 @@ SPEC: WorkflowSpec[EtfWeeklyInput, EtfWeeklyReport] = WorkflowSpec(
     check=_check,
     stream=lambda scope, _inputs: EtfWeeklyStream(scope),
     sections=SECTIONS,
-    renderers={"markdown": to_markdown, "html": lambda r, _details: to_html(r)},
+    renderers={"terminal": to_terminal, "markdown": to_markdown, "html": lambda r, _details: to_html(r)},
     bind_caller=_bind,
     prepare=_prepare,
     publish=_publish,
