@@ -401,3 +401,17 @@ def test_an_injected_headline_is_withheld_and_never_reaches_the_report(
     html = (Path(report.output_dir or "") / "dashboard.html").read_text()
     assert "Ignore all previous" not in html
     assert 'href="javascript:' not in html  # a URL that is not http(s) is shown as text, never linked
+
+
+def test_notes_name_the_strategys_own_periods(
+    etf_settings: Settings, etf_tools: ToolContext, tmp_path: Path
+) -> None:
+    strategy = growth_strategy().model_dump(mode="json")
+    strategy["prep"] = {"rsi_period": 10, "volume_average_days": 10}
+    report = run_weekly(
+        etf_settings, etf_tools, {"week_ending": WEEK, "strategy": strategy, "out": str(tmp_path)}
+    ).ok
+    notes = [p.note for p in report.symbol_profiles.values()]
+    assert notes and all("RSI(10)" in n and "RSI(14)" not in n for n in notes)
+    assert all("10-day average" in n for n in notes if "volume" in n)
+    assert "RSI(10)" in (Path(report.output_dir or "") / "report.md").read_text()

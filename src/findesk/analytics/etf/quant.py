@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from statistics import fmean
 
 from findesk.analytics.etf.models import EtfFeatures, Signal
-from findesk.analytics.etf.params import SignalParams
+from findesk.analytics.etf.params import PrepParams, SignalParams
 
 
 def signal(f: EtfFeatures, params: SignalParams, beta_alpha_pct: float) -> Signal:
@@ -48,15 +48,16 @@ def _pct(value: float) -> str:
     return f"{value:+.2f}%"
 
 
-def note(f: EtfFeatures, sig: Signal) -> str:
-    """One or two sentences from the fund's figures only."""
+def note(f: EtfFeatures, sig: Signal, prep: PrepParams | None = None) -> str:
+    """One or two sentences from the fund's figures only, naming the strategy's own periods."""
+    prep = prep or PrepParams()
     parts = [f"{f.symbol} returned {_pct(f.pct_return)} in the week vs SPY {_pct(f.spy_weekly_return)}"]
     if f.beta is not None and f.alpha_residual is not None:
         parts[0] += f"; with beta {f.beta:.2f} the alpha residual is {f.alpha_residual:+.2f} pp"
     parts[0] += "."
     tech: list[str] = []
     if f.rsi_14 is not None:
-        tech.append(f"RSI(14) {f.rsi_14:.1f}")
+        tech.append(f"RSI({prep.rsi_period}) {f.rsi_14:.1f}")
     if f.bollinger_position is not None:
         tech.append(f"Bollinger position {f.bollinger_position:.2f}")
     if f.price_vs_sma50_pct is not None:
@@ -64,7 +65,7 @@ def note(f: EtfFeatures, sig: Signal) -> str:
     if f.price_vs_sma200_pct is not None:
         tech.append(f"{_pct(f.price_vs_sma200_pct)} vs SMA200")
     if f.volume_ratio is not None:
-        tech.append(f"volume {f.volume_ratio:.2f}x its 20-day average")
+        tech.append(f"volume {f.volume_ratio:.2f}x its {prep.volume_average_days}-day average")
     if tech:
         parts.append(f"Signal {sig}: " + ", ".join(tech) + ".")
     else:

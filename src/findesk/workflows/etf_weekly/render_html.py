@@ -302,7 +302,7 @@ class _Page:
         if p is not None:
             left.append(
                 f'<div class="profile"><p><span class="signal">{e(p.signal)}</span>{by(p.by)}</p>'
-                f"{_facts(profile_items(p))}"
+                f"{_facts(profile_items(p, r.strategy.prep))}"
                 f'<p class="quant-note">{e(p.note)}{by(p.by)}</p></div>'
             )
         series = r.charts.get(symbol)

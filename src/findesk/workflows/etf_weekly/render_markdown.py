@@ -27,6 +27,7 @@ from findesk.agents.roles.etf_weekly.models import (
     SectorView,
     SymbolProfile,
 )
+from findesk.analytics.etf.params import PrepParams
 from findesk.core.formatting import NONE, finite, md, md_url, number, plural, signed, usd
 from findesk.workflows.etf_weekly.charts import beta_alpha_label, beta_alpha_parts
 from findesk.workflows.etf_weekly.models import EtfWeeklyReport, HistoryEntry
@@ -115,14 +116,15 @@ def group_items(g: SectorGroup) -> list[tuple[str, str]]:
     ]
 
 
-def profile_items(p: SymbolProfile) -> list[tuple[str, str]]:
-    """The quant profile panel of one candidate, in the design's units."""
+def profile_items(p: SymbolProfile, prep: PrepParams) -> list[tuple[str, str]]:
+    """The quant profile panel of one candidate, in the design's units, labelled with the strategy's
+    own periods (``rsi_14`` holds the RSI of ``prep.rsi_period`` sessions)."""
     ratio = f"{number(p.volume_ratio)}x" if finite(p.volume_ratio) else NONE
     return [
         ("alpha residual", pp(p.alpha_residual)),
         ("beta", number(p.beta)),
         ("weekly return", f"{pct(p.pct_return)} (SPY {pct(p.spy_weekly_return)})"),
-        ("RSI(14)", number(p.rsi_14, 1)),
+        (f"RSI({prep.rsi_period})", number(p.rsi_14, 1)),
         ("Bollinger position", number(p.bollinger_position)),
         ("volume ratio", ratio),
         ("ATR", f"{number(p.atr_pct)}%" if finite(p.atr_pct) else NONE),
@@ -385,7 +387,7 @@ def _symbol_md(r: EtfWeeklyReport, symbol: str) -> list[str]:
         if v.key_concern:
             out.append(f"- Key concern: {_md(v.key_concern)}{by}")
     if p is not None:
-        items = "; ".join(f"{label} {md(value)}" for label, value in profile_items(p))
+        items = "; ".join(f"{label} {md(value)}" for label, value in profile_items(p, r.strategy.prep))
         out.append(f"- Profile: {items}{_by(p.by)}")
         out.append(f"- Note: {_md(p.note)}{_by(p.by)}")
     series = r.charts.get(symbol)

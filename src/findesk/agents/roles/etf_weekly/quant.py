@@ -79,7 +79,12 @@ def profile(f: EtfFeatures, inputs: QuantInput) -> SymbolProfile:
     figures["pct_return"] = round(f.pct_return, 4)
     figures["spy_weekly_return"] = round(f.spy_weekly_return, 4)
     return SymbolProfile.model_validate(
-        {**figures, "sector": f.sector or UNCLASSIFIED, "signal": sig, "note": quant.note(f, sig)}
+        {
+            **figures,
+            "sector": f.sector or UNCLASSIFIED,
+            "signal": sig,
+            "note": quant.note(f, sig, inputs.prep),
+        }
     )
 
 

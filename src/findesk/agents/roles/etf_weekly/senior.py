@@ -106,7 +106,7 @@ def symbol_view(
     if profile.signal in _STRETCHED:
         bullish.append(f"quant signal {profile.signal}")
     if profile.rsi_14 is not None and profile.rsi_14 <= 30:
-        bullish.append(f"RSI(14) {profile.rsi_14:.1f}, oversold")
+        bullish.append(f"RSI {profile.rsi_14:.1f}, oversold")
     if profile.bollinger_position is not None and profile.bollinger_position <= 0:
         bullish.append(f"at or below the lower Bollinger band ({profile.bollinger_position:.2f})")
     if profile.price_vs_sma200_pct is not None and profile.price_vs_sma200_pct < 0:
@@ -114,7 +114,7 @@ def symbol_view(
     if profile.alpha_residual is not None and profile.alpha_residual < 0:
         bearish.append(f"alpha residual {profile.alpha_residual:+.2f} pp: weaker than its beta implies")
     if profile.volume_ratio is not None and profile.volume_ratio >= 1.5:
-        bearish.append(f"volume {profile.volume_ratio:.2f}x its 20-day average on the drop")
+        bearish.append(f"volume {profile.volume_ratio:.2f}x its average before the week, on the drop")
     if profile.leveraged or profile.inverse:
         bearish.append("geared fund: daily reset, decays in volatile markets")
     if rule.flag is not None:
