@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import gzip
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,7 @@ from findesk.analytics.etf.sector_taxonomy import (
     UNCLASSIFIED,
     UNDERLYING_SECTORS,
 )
-from findesk.analytics.etf.sectors import FAMILY_DEFAULTS, OVERRIDES, REFINEMENTS, classify, classify_all
+from findesk.analytics.etf.sectors import FAMILY_DEFAULTS, OVERRIDES, REFINEMENTS, classify
 from findesk.data.vendors.snapshot.price_tables import MARKET_CAPS
 
 SAMPLE = Path(__file__).resolve().parents[3] / "bench" / "data" / "etf_sector_sample.csv"
@@ -241,25 +240,6 @@ def test_category_then_family_then_unclassified() -> None:
     )
 
 
-@dataclass(frozen=True)
-class Profile:
-    ticker: str
-    name: str | None
-    category: str | None
-
-
-def test_classify_all_takes_profiles_and_tuples() -> None:
-    got = classify_all(
-        [
-            Profile("SOXL", "Direxion Daily Semiconductor Bull 3X Shares", None),
-            ("IAT", "iShares U.S. Regional Banks ETF", "Financial"),
-        ]
-    )
-    assert set(got) == {"SOXL", "IAT"}
-    assert got["SOXL"].sector == "Semiconductors" and got["SOXL"].leveraged
-    assert got["IAT"].sector == "Regional Banks"
-
-
 def test_every_group_the_classifier_names_exists() -> None:
     named = {
         *OVERRIDES.values(),
@@ -342,7 +322,10 @@ def test_the_real_universe_is_covered(snapshot_dir: Path) -> None:
     with (snapshot_dir / METADATA).open(encoding="utf-8", newline="") as handle:
         funds = [row for row in csv.DictReader(handle) if row["in_liquid_price_file"] == "True"]
     assert len(funds) == 1670
-    got = classify_all((row["ticker"], row["longName"] or row["shortName"], row["category"]) for row in funds)
+    got = {
+        row["ticker"]: classify(row["ticker"], row["longName"] or row["shortName"], row["category"])
+        for row in funds
+    }
     # only the provider's catch-all categories have no group, and their funds are all placed by name
     unmapped = {row["category"] for row in funds if row["category"]} - set(CATEGORY_SECTORS)
     assert unmapped == {"Miscellaneous Sector", "Miscellaneous Fixed Income", "Trading--Miscellaneous"}

@@ -30,9 +30,7 @@ Rules this module keeps:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from functools import lru_cache
-from typing import Protocol
 
 from findesk.analytics.etf.models import SectorAssignment
 from findesk.analytics.etf.sector_taxonomy import (
@@ -133,19 +131,6 @@ _INVERSE_WORD = re.compile(
 )
 
 
-class FundRow(Protocol):
-    """What ``classify_all`` reads from a fund (``FundProfile`` has these fields)."""
-
-    @property
-    def ticker(self) -> str: ...
-
-    @property
-    def name(self) -> str | None: ...
-
-    @property
-    def category(self) -> str | None: ...
-
-
 @lru_cache(maxsize=8192)
 def classify(ticker: str, name: str | None, category: str | None) -> SectorAssignment:
     """The fund's group, the rule that decided it, and its leveraged / inverse flags."""
@@ -154,15 +139,6 @@ def classify(ticker: str, name: str | None, category: str | None) -> SectorAssig
     leveraged, inverse = leverage_flags(name, category)
     sector, basis = _sector(ticker.strip().upper(), name, category)
     return SectorAssignment(sector=sector, basis=basis, leveraged=leveraged, inverse=inverse)
-
-
-def classify_all(rows: Iterable[FundRow | tuple[str, str | None, str | None]]) -> dict[str, SectorAssignment]:
-    """``classify`` for many funds (profiles or ``(ticker, name, category)`` tuples), by ticker."""
-    out: dict[str, SectorAssignment] = {}
-    for row in rows:
-        ticker, name, category = row if isinstance(row, tuple) else (row.ticker, row.name, row.category)
-        out[ticker] = classify(ticker, name, category)
-    return out
 
 
 def leverage_flags(name: str, category: str = "") -> tuple[bool, bool]:
