@@ -54,7 +54,7 @@ from findesk.analytics.etf.panel_stats import (
     window_mean,
 )
 from findesk.analytics.etf.params import PrepParams
-from findesk.data.models.funds import PricePanel
+from findesk.data.models.funds import PricePanel, session_day
 
 BENCHMARK = "SPY"
 MIN_BETA_PAIRS = 40
@@ -81,16 +81,12 @@ def week_bounds(dates: npt.NDArray[np.datetime64], week_ending: date) -> tuple[i
     end = int(np.searchsorted(dates, np.datetime64(week_ending, "D"), side="right")) - 1
     if end < 0:
         raise ValueError(f"the panel has no session on or before {week_ending}")
-    last = _day(dates, end)
+    last = session_day(dates[end])
     monday = last - timedelta(days=last.weekday())
     start = int(np.searchsorted(dates, np.datetime64(monday, "D"), side="left")) - 1
     if start < 0:
         raise ValueError(f"the panel has no session before the week of {last}")
     return start, end
-
-
-def _day(dates: npt.NDArray[np.datetime64], col: int) -> date:
-    return date.fromisoformat(str(dates[col])[:10])
 
 
 def _num(value: float | np.floating) -> float | None:
@@ -217,7 +213,7 @@ def week_features(
     start, end = week_bounds(panel.dates, week_ending)
     spy = panel.row(BENCHMARK)
     if spy is None or not (math.isfinite(panel.close[spy, end]) and math.isfinite(panel.close[spy, start])):
-        raise ValueError(f"{BENCHMARK} has no bar at both ends of the week to {_day(panel.dates, end)}")
+        raise ValueError(f"{BENCHMARK} has no bar at both ends of the week to {panel.day(end)}")
     close = panel.close[:, : end + 1]
     first = first_bar(close)
     history = np.isfinite(close).sum(axis=1)
@@ -234,8 +230,8 @@ def week_features(
     returns = daily_returns(close, lo, end)
     m = _matrixwise(panel, start, end, first, returns, lo, spy, params)
     week = _Week(
-        start=_day(panel.dates, start),
-        end=_day(panel.dates, end),
+        start=panel.day(start),
+        end=panel.day(end),
         end_col=end,
         sessions_in_week=end - start,
         history=history,

@@ -15,7 +15,7 @@ import numpy as np
 from findesk.analytics.etf import indicators
 from findesk.analytics.etf.models import PriceSeries
 from findesk.analytics.etf.params import PrepParams
-from findesk.data.models.funds import PricePanel
+from findesk.data.models.funds import PricePanel, session_day
 
 SESSIONS = 130
 
@@ -40,7 +40,7 @@ def price_series(
     keep = np.flatnonzero(np.isfinite(close))[-sessions:]
     return PriceSeries(
         symbol=symbol,
-        dates=[date.fromisoformat(str(d)[:10]) for d in panel.dates[:end][keep]],
+        dates=[session_day(d) for d in panel.dates[:end][keep]],
         close=[round(float(c), 4) for c in close[keep]],
         sma_50=[_opt(v) for v in sma50[keep]],
         sma_200=[_opt(v) for v in sma200[keep]],

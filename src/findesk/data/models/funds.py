@@ -53,9 +53,18 @@ class PricePanel:
         # built on first lookup: a universe pass looks up every ticker, and tuple.index is linear
         return {ticker: i for i, ticker in enumerate(self.tickers)}
 
+    def day(self, col: int) -> date:
+        """The session at column ``col`` as a date."""
+        return session_day(self.dates[col])
+
     @property
     def last_date(self) -> date | None:
-        return date.fromisoformat(str(self.dates[-1])[:10]) if len(self.dates) else None
+        return self.day(-1) if len(self.dates) else None
+
+
+def session_day(value: np.datetime64) -> date:
+    """A ``datetime64`` session as a ``date``."""
+    return date.fromisoformat(str(value)[:10])
 
 
 class FundProfile(DataModel):
