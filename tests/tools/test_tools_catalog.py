@@ -54,6 +54,11 @@ EXPECTED = {
     "get_large_holders",
     "search_news",
     "screen_etf_week",
+    "get_technicals",
+    "get_market_regime",
+    "get_fundamental_trends",
+    "get_sector_alpha",
+    "get_insider_transactions",
 }
 
 

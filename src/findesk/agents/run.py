@@ -47,7 +47,7 @@ def settings_runtime(
         registry or default_registry(),
         ctx,
         models=models or settings_models(settings),
-        budget=Budget(limit_usd=settings.llm.budget_usd),
+        budget=Budget(limit_usd=settings.llm.budget_usd, limit_tokens=settings.llm.run_token_limit),
     )
 
 

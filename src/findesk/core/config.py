@@ -124,6 +124,8 @@ class LlmSettings(BaseModel):
     backoff_max_s: float = Field(20.0, ge=0)
     timeout_s: float = Field(120.0, gt=0)
     budget_usd: float = Field(1.0, gt=0)  # default dollar budget per agent run
+    # hard cap on a run's model tokens (input + output, every call of the run): the token ledger's limit
+    run_token_limit: int = Field(250_000, ge=1_000)
     prices: dict[str, ModelPrice] = Field(default_factory=dict)  # overrides the built-in table
 
 

@@ -62,8 +62,11 @@ class GuardReport(BaseModel):
 
 
 class OutputGuard:
-    def __init__(self, pool: NumberPool) -> None:
+    def __init__(self, pool: NumberPool, *, advice: bool = True) -> None:
         self.pool = pool
+        # False for a workflow whose purpose is a rating (the trading desk): PII and numbers are still
+        # guarded, advice wording is not scrubbed, and the report carries its disclaimer instead
+        self.scrub_advice = advice
         self.advice: list[AdviceFinding] = []
         self.untraced: list[UntracedNumber] = []
         self.pii: list[PiiKind] = []
@@ -71,7 +74,7 @@ class OutputGuard:
     def text(self, value: str) -> str:
         redacted = redact(value)
         self.pii += [h.kind for h in redacted.found]
-        clean, found = scrub_advice(redacted.text)
+        clean, found = scrub_advice(redacted.text) if self.scrub_advice else (redacted.text, [])
         self.advice += found
         self.untraced += untraced_numbers(clean, self.pool)
         return clean

@@ -36,6 +36,9 @@ from findesk.tools import (
     news_search,
     search_filings,
     social,
+    trading_fundamentals,
+    trading_market,
+    trading_news,
 )
 from findesk.tools.base import Tool, ToolContext, ToolRegistry
 
@@ -56,6 +59,9 @@ def data_tools() -> list[Tool]:
         *crypto_research.TOOLS,
         *news_search.TOOLS,
         *etf.TOOLS,
+        *trading_market.TOOLS,
+        *trading_fundamentals.TOOLS,
+        *trading_news.TOOLS,
     ]
 
 

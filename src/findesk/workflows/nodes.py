@@ -36,6 +36,16 @@ def code_basis(role: Role[Any, Any], given: BaseModel, out: AgentOutcome[Any]) -
     return out.output if out.mode != "model" else role.policy.compose(given, out.outcomes)
 
 
+def held(
+    role: Role[Any, Any], given: BaseModel, out: AgentOutcome[Any], normalize: Callable[[Any, Any, Any], Any]
+) -> tuple[Any, Any]:
+    """The output a node keeps and its code-built basis: a model's output held to the code's by
+    ``normalize(output, inputs, basis)`` (figures and the decisions the rules make stay the code's); in
+    deterministic mode both are the output."""
+    basis = code_basis(role, given, out)
+    return (out.output if out.mode != "model" else normalize(out.output, given, basis)), basis
+
+
 def agent_node(
     role: Role[Any, Any],
     inputs: Callable[[State], BaseModel],

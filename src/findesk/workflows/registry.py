@@ -57,6 +57,12 @@ BUILTIN: tuple[Entry, ...] = (
         "Weekly ETF analyst: the US ETF universe screened for one week (alpha vs beta, technicals), news per "
         "sector, senior analyst flags, a managing director's review and an HTML dashboard. Never advice.",
     ),
+    Entry(
+        "trade",
+        "findesk.workflows.trading.spec:SPEC",
+        "Trading desk: one company on one date, four analysts in parallel, bull/bear debate, research "
+        "manager, trader, risk debate and the risk manager's rating (BUY..SELL) and size. A simulation.",
+    ),
 )
 
 

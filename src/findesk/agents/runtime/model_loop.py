@@ -211,7 +211,7 @@ class ModelLoop:
     def _on_attempt(self, attempt: Attempt) -> None:
         self.usage = self.usage + attempt.usage
         self.spent_here += attempt.cost_usd
-        self.budget.charge(attempt.cost_usd)
+        self.budget.charge(attempt.cost_usd, attempt.usage.input_tokens + attempt.usage.output_tokens)
         self.tracer.emit(
             LlmCall(
                 provider=attempt.provider,
@@ -236,9 +236,15 @@ class ModelLoop:
     def _budget_text(self, when: str, turn: int) -> str:
         cap = self.role.caps.budget_usd
         limit = min(self.budget.limit_usd, cap) if cap is not None else self.budget.limit_usd
+        b = self.budget
+        if b.limit_tokens is not None and b.used_tokens >= b.limit_tokens and b.spent_usd < limit:
+            return (
+                f"token budget reached {when} {turn}: the run used {b.used_tokens:,} of {b.limit_tokens:,} "
+                "tokens; stopping the model loop"
+            )
         return (
             f"dollar budget reached {when} {turn}: this agent spent ${self.spent_here:.4f}, the run "
-            f"${self.budget.spent_usd:.4f} of ${limit:.4f}; stopping the model loop"
+            f"${b.spent_usd:.4f} of ${limit:.4f}; stopping the model loop"
         )
 
     def _abort(self, code: str, reason: str, turns: int) -> LoopResult:

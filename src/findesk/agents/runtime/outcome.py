@@ -24,15 +24,22 @@ RequestedMode = Literal["auto", "deterministic", "model"]
 
 @dataclass
 class Budget:
+    """A run's ledger: dollars and tokens (input + output) spent by every model call of the run, with a
+    hard cap on each (``limit_tokens`` None: dollars only). Crossing either stops the model loop."""
+
     limit_usd: float
     spent_usd: float = 0.0
+    limit_tokens: int | None = None
+    used_tokens: int = 0
 
     @property
     def exhausted(self) -> bool:
-        return self.spent_usd >= self.limit_usd
+        over_tokens = self.limit_tokens is not None and self.used_tokens >= self.limit_tokens
+        return self.spent_usd >= self.limit_usd or over_tokens
 
-    def charge(self, usd: float) -> None:
+    def charge(self, usd: float, tokens: int = 0) -> None:
         self.spent_usd += usd
+        self.used_tokens += tokens
 
 
 @dataclass

@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import difflib
 import io
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -405,3 +406,48 @@ def parse_company_tickers_exchange(text: str) -> Result[dict[str, TickerEntry]]:
                 ticker, TickerEntry(ticker, cik, row.get("name") or None, row.get("exchange") or None)
             )
     return Ok(out)
+
+
+# --- company names -------------------------------------------------------------------------------
+
+# Words that name a legal form, an article or a listed line, not the company: "BlackRock Inc." and
+# "BlackRock, Inc.", "Mega Matrix Corp." and "Mega Matrix Inc", or "Avidity Biosciences, Inc." and the
+# listing line "Avidity Biosciences Inc. Common Stock" name one company.
+_NAME_NOISE = frozenset(
+    {
+        "the", "inc", "incorporated", "corp", "corporation", "co", "company", "plc", "ltd", "limited",
+        "lp", "llc", "llp", "sa", "nv", "ag", "se",
+        "common", "stock", "shares", "share", "ordinary", "units", "unit", "warrants", "warrant",
+    }
+)  # fmt: skip
+# EDGAR's conformed-name qualifiers: a state of incorporation or a re-registration ("/DE/", "/MD/", "/NEW")
+_QUALIFIER = re.compile(r"/[a-z .]*/?")
+
+
+def name_words(name: str) -> tuple[str, ...]:
+    """A company name reduced to the words that identify it: lower case, no punctuation, no EDGAR
+    qualifier (``/DE/``), no legal-form or share-line words (Inc, Corp, plc, L.P., Common Stock)."""
+    text = _QUALIFIER.sub(" ", name.lower()).replace("&", " and ")
+    # "L.P." reads "lp" and "Gold.com" "goldcom": dots and apostrophes join, they do not separate
+    text = text.replace(".", "").replace("'", "").replace("\u2019", "")
+    text = re.sub(r"\bl p\b", "lp", text)  # "CEDAR FAIR L P"
+    return tuple(w for w in re.findall(r"[a-z0-9]+", text) if w not in _NAME_NOISE)
+
+
+def same_company_name(a: str | None, b: str | None) -> bool:
+    """Whether two SEC names are evidently one company (equal once ``name_words`` reduces them); a
+    missing or empty name is never evidence."""
+    if not a or not b:
+        return False
+    left, right = name_words(a), name_words(b)
+    return bool(left) and left == right
+
+
+def names_agree(a: str | None, b: str | None) -> bool:
+    """Whether a listing line and an SEC name describe the same company: one reduced name begins with
+    the other ("Barrick Mining Corporation Common Shares" and "BARRICK MINING CORP")."""
+    if not a or not b:
+        return False
+    left, right = name_words(a), name_words(b)
+    short, long_ = sorted((left, right), key=len)
+    return bool(short) and long_[: len(short)] == short

@@ -28,6 +28,7 @@ class FundamentalQuarter(DataModel):
     shares_outstanding: float | None = None  # ordinary shares at quarter end
     total_debt: float | None = None
     cash: float | None = None  # cash, cash equivalents and short-term investments
+    stockholders_equity: float | None = None  # at quarter end (for ROE and debt/equity)
 
 
 class QuarterlyFundamentals(DataModel):

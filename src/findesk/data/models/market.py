@@ -24,6 +24,9 @@ class Company(DataModel):
     industry: str | None = None
     is_etf: bool = False
     source: Source
+    # what a reader must know about this identity at the date: a ticker that changed hands or was
+    # re-registered under a new CIK, or that only one of the SEC ticker tables lists
+    notes: list[str] = Field(default_factory=list)
 
 
 PriceBasis = Literal["as_traded", "adjusted", "index"]

@@ -9,9 +9,16 @@ Rules:
   ``not_found`` (exit 4), and nothing is written.
 - text from memory (questions, facts) is printed as text, never as markup.
 - ``--json`` prints one JSON document, as every other command; ``--format json`` is the same.
+- the trading desk's decision log: ``list`` shows the user's logged decisions and reflections (creating
+  nothing); ``reflect [--as-of D]`` scores the pending decisions whose horizon has passed, with data as
+  of D (a decision made on or after D is never scored at D); ``clear`` deletes the user's decisions and
+  reflections only with ``--yes`` (without it, exit 2 and nothing is deleted).
 """
 
 from __future__ import annotations
+
+from datetime import date
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
@@ -19,12 +26,19 @@ from rich.text import Text
 
 from findesk.core.result import Err, ErrorCode
 from findesk.interfaces.cli import session as ses
+from findesk.knowledge.memory.decisions import MAX_DECISIONS_PER_USER, ROLES, DecisionLog
 from findesk.knowledge.memory.models import Fact
 from findesk.knowledge.memory.store import MemoryStore
 from findesk.workflows.spec import LOCAL_CALLER
 
+if TYPE_CHECKING:
+    from findesk.knowledge.memory.decisions import LoggedDecision
+
 memory_app = typer.Typer(
-    help="What the research desk remembers: facts about you (list, forget), sessions, templates.",
+    help=(
+        "What the desks remember: facts about you (facts, forget), sessions, templates, and the trading "
+        "desk's decision log and reflections (list, reflect, clear)."
+    ),
     no_args_is_help=True,
 )
 
@@ -170,3 +184,190 @@ def templates(fmt: str = FORMAT, json_flag: bool = JSON) -> None:
     for t in found:
         table.add_row(t.name, t.specialist, ", ".join(t.triggers), " → ".join(s.tool for s in t.steps))
     ses.stdout.print(table)
+
+
+# ---- the trading desk's decision log ----
+
+AS_OF = typer.Option(
+    None, "--as-of", help="Score with data as of this date (YYYY-MM-DD); default: the data's."
+)
+SNAPSHOT = typer.Option(None, "--snapshot/--live", help="Data mode (default: configured)")
+
+
+def _decision_log(as_json: bool, *, write: bool) -> DecisionLog:
+    return DecisionLog.from_settings(ses.load(as_json), read_only=not write)
+
+
+def _pct(value: float | None, unit: str = "%") -> str:
+    return "—" if value is None else f"{value:+.1f}{unit}"
+
+
+def _outcome_cells(d: LoggedDecision) -> tuple[str, str, str, str]:
+    return (
+        d.exit_date.isoformat() if d.exit_date else "—",
+        _pct(d.return_pct),
+        _pct(d.spy_return_pct),
+        _pct(d.alpha_pp, " pp"),
+    )
+
+
+@memory_app.command("list")
+def list_decisions(
+    limit: int = typer.Option(50, "--limit", "-n", min=1, max=1000, help="The newest N decisions."),
+    user: str = USER,
+    fmt: str = FORMAT,
+    json_flag: bool = JSON,
+) -> None:
+    """The trading desk's logged decisions (pending or scored) and the reflections drawn from them."""
+    as_json = _json(fmt, json_flag)
+    log = _decision_log(as_json, write=False)
+    try:
+        decisions = ses.unwrap(log.decisions(user, limit), as_json)
+        reflections = ses.unwrap(log.reflections(user, None, date.max, limit=limit * 5), as_json)
+    finally:
+        log.close()
+    if as_json:
+        ses.emit_json(None, {"decisions": decisions, "reflections": reflections})
+        return
+    if not decisions and not reflections:
+        ses.say(f"no trading decisions logged for {user}")
+        return
+    table = Table(title=Text(f"Trading decisions logged for {user}"))
+    for column in ("decided", "ticker", "rating", "size", "plan", "status", "exit", "return", "SPY", "alpha"):
+        table.add_column(column)
+    for d in decisions:
+        table.add_row(
+            d.decided_on.isoformat(),
+            Text(d.ticker),
+            d.rating,
+            f"{d.position_pct:.1f}%",
+            d.direction,
+            d.status,
+            *_outcome_cells(d),
+        )
+    ses.stdout.print(table)
+    if not reflections:
+        ses.say(
+            "no reflections yet: a decision is scored once its horizon has passed (`findesk memory reflect`)"
+        )
+        return
+    lessons = Table(title=Text(f"Reflections of {user}"))
+    for column in ("known", "role", "decision", "lesson"):
+        lessons.add_column(column)
+    for r in reflections:
+        lessons.add_row(
+            r.outcome_known.isoformat(), r.role, f"{r.ticker} {r.decided_on.isoformat()}", Text(r.lesson)
+        )
+    ses.stdout.print(lessons)
+
+
+@memory_app.command("reflect")
+def reflect(
+    as_of: str | None = AS_OF,
+    snapshot: bool | None = SNAPSHOT,
+    user: str = USER,
+    fmt: str = FORMAT,
+    json_flag: bool = JSON,
+) -> None:
+    """Score the pending decisions whose horizon has passed (data as of --as-of) and store each role's
+    reflection."""
+    from findesk.workflows.trading.memory_hooks import Settled, settle_log
+
+    as_json = _json(fmt, json_flag)
+    session = ses.open_session(as_of, snapshot, as_json)
+    day = session.context.as_of
+    reader = _decision_log(as_json, write=False)
+    try:
+        pending = ses.unwrap(reader.pending(user, day), as_json)
+    finally:
+        reader.close()
+    settled = Settled()
+    if pending:  # checked read-only first: nothing to score never creates the database
+        log = _decision_log(as_json, write=True)
+        try:
+            settled = ses.run_async(session, lambda: settle_log(log, session.router, user, day))
+        finally:
+            log.close()
+    else:
+        ses.run_async(session, _nothing)
+    if as_json:
+        ses.emit_json(
+            session,
+            {
+                "scored": [
+                    {"decision": s.decision, "outcome": s.outcome, "reflections": s.reflections}
+                    for s in settled.scored
+                ],
+                "still_pending": settled.still_pending,
+                "warnings": settled.warnings,
+            },
+        )
+        return
+    ses.header(session)
+    for warning in settled.warnings:
+        ses.warn(warning)
+    if not settled.scored:
+        ses.say(
+            f"nothing scored as of {day}: {settled.still_pending} decision"
+            f"{'s' if settled.still_pending != 1 else ''} of {user} still pending"
+        )
+        return
+    table = Table(title=Text(f"Decisions scored as of {day}"))
+    for column in ("decided", "ticker", "rating", "exit", "return", "SPY", "alpha", "trade", "reflections"):
+        table.add_column(column)
+    for s in settled.scored:
+        table.add_row(
+            s.decision.decided_on.isoformat(),
+            Text(s.decision.ticker),
+            s.decision.rating,
+            *_outcome_cells(s.decision),
+            _pct(s.outcome.position_return_pct),
+            str(s.reflections),
+        )
+    ses.stdout.print(table)
+    if settled.still_pending:
+        ses.say(f"{settled.still_pending} still pending (horizon not passed as of {day})")
+
+
+async def _nothing() -> None:
+    return None
+
+
+@memory_app.command("clear")
+def clear(
+    yes: bool = typer.Option(False, "--yes", help="Confirm: delete every logged decision and reflection."),
+    user: str = USER,
+    fmt: str = FORMAT,
+    json_flag: bool = JSON,
+) -> None:
+    """Delete the user's logged trading decisions and reflections (needs --yes)."""
+    as_json = _json(fmt, json_flag)
+    if not yes:
+        ses.fail(
+            Err(
+                ErrorCode.INVALID_INPUT,
+                f"memory clear deletes every logged trading decision and reflection of {user}; "
+                "nothing was deleted: run it again with --yes to confirm",
+            ),
+            as_json,
+        )
+    reader = _decision_log(as_json, write=False)
+    try:
+        held = len(ses.unwrap(reader.decisions(user, MAX_DECISIONS_PER_USER), as_json))
+        every = reader.reflections(user, None, date.max, limit=len(ROLES) * MAX_DECISIONS_PER_USER)
+        lessons = len(ses.unwrap(every, as_json))
+    finally:
+        reader.close()
+    if held or lessons:  # nothing to delete never creates the database
+        log = _decision_log(as_json, write=True)
+        try:
+            ses.unwrap(log.clear(user), as_json)
+        finally:
+            log.close()
+    if as_json:
+        ses.emit_json(None, {"decisions": held, "reflections": lessons})
+    else:
+        ses.say(
+            f"cleared {held} decision{'s' if held != 1 else ''} and {lessons} "
+            f"reflection{'s' if lessons != 1 else ''} of {user}"
+        )

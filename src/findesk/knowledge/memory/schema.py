@@ -5,6 +5,11 @@ Rules:
   with it, so a user's rows are found without reading anyone else's.
 - a fact is unique per (user, kind, subject): stating a holding again updates it, it is not repeated.
 - every timestamp is UTC (SQLite keeps them naive; ``core.storage.utc`` reads them back aware).
+- the trading desk's decision log (``decision_schema``: ``memory_decisions``, ``memory_reflections``)
+  is its own metadata, opened by ``decisions.DecisionLog``: a database written before the log existed
+  still opens read-only for facts and sessions (a read-only open needs every table of its metadata).
+- a decision is unique per (user, run_id), so a resumed run logs it once; a reflection is unique per
+  (user, id) with id ``<run_id>.<role>``, so settling a decision twice stores its lessons once.
 - built on first use (``schema()``), like ``core.access.schema``: importing memory's models costs no
   SQLAlchemy; opening the store does.
 """
@@ -24,6 +29,13 @@ class Schema:
     metadata: MetaData
     turns: Table
     facts: Table
+
+
+@dataclass(frozen=True)
+class DecisionSchema:
+    metadata: MetaData
+    decisions: Table
+    reflections: Table
 
 
 @functools.cache
@@ -73,3 +85,77 @@ def schema() -> Schema:
         Index("ix_memory_facts_user", "user_id", "created_at"),
     )
     return Schema(metadata, turns, facts)
+
+
+@functools.cache
+def decision_schema() -> DecisionSchema:
+    """The trading desk's decision log and reflections (built once)."""
+    from sqlalchemy import (
+        BigInteger,
+        Boolean,
+        Column,
+        Date,
+        DateTime,
+        Float,
+        Index,
+        Integer,
+        MetaData,
+        String,
+        Table,
+        Text,
+        UniqueConstraint,
+    )
+
+    metadata = MetaData()
+    decisions = Table(
+        "memory_decisions",
+        metadata,
+        Column("id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True),
+        Column("user_id", String(64), nullable=False),
+        Column("run_id", String(64), nullable=False),
+        Column("ticker", String(16), nullable=False),
+        Column("decided_on", Date, nullable=False),
+        Column("session", Date, nullable=False),  # the session of the entry close
+        Column("rating", String(12), nullable=False),
+        Column("manager_rating", String(12)),
+        Column("position_pct", Float, nullable=False),
+        Column("direction", String(8), nullable=False),
+        Column("entry", Float),
+        Column("stop", Float),
+        Column("target", Float),
+        Column("horizon_days", Integer, nullable=False),
+        Column("situation", Text, nullable=False),
+        Column("roles", Text, nullable=False),  # a JSON object: role -> its line
+        Column("status", String(8), nullable=False),  # pending | scored
+        Column("exit_date", Date),
+        Column("return_pct", Float),
+        Column("spy_return_pct", Float),
+        Column("alpha_pp", Float),
+        Column("position_return_pct", Float),
+        Column("stop_hit", Boolean),
+        Column("target_hit", Boolean),
+        Column("logged_at", DateTime(timezone=True), nullable=False),
+        Column("scored_at", DateTime(timezone=True)),
+        UniqueConstraint("user_id", "run_id", name="uq_memory_decisions_user_run"),
+        Index("ix_memory_decisions_user_status", "user_id", "status", "decided_on"),
+        Index("ix_memory_decisions_user_decided", "user_id", "decided_on", "id"),
+    )
+    reflections = Table(
+        "memory_reflections",
+        metadata,
+        Column("row_id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True),
+        Column("user_id", String(64), nullable=False),
+        Column("id", String(96), nullable=False),  # "<run_id>.<role>"
+        Column("role", String(24), nullable=False),
+        Column("ticker", String(16), nullable=False),
+        Column("decided_on", Date, nullable=False),
+        Column("outcome_known", Date, nullable=False),  # the exit session: before it, nobody knew
+        Column("situation", Text, nullable=False),
+        Column("lesson", Text, nullable=False),
+        Column("return_pct", Float),
+        Column("alpha_pp", Float),
+        Column("created_at", DateTime(timezone=True), nullable=False),
+        UniqueConstraint("user_id", "id", name="uq_memory_reflections_user_id"),
+        Index("ix_memory_reflections_user_role_known", "user_id", "role", "outcome_known"),
+    )
+    return DecisionSchema(metadata, decisions, reflections)

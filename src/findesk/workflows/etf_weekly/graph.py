@@ -18,7 +18,6 @@ Rules:
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
 from datetime import date
 from typing import Annotated, Any, TypedDict, cast
 
@@ -36,7 +35,7 @@ from findesk.agents.roles.etf_weekly.models import (
 from findesk.agents.runtime import AgentOutcome
 from findesk.analytics.etf.sector_taxonomy import news_sources
 from findesk.workflows.etf_weekly.config import StrategyConfig
-from findesk.workflows.nodes import State, agent_node, code_basis
+from findesk.workflows.nodes import State, agent_node, held
 from findesk.workflows.spec import AgentNotes
 
 
@@ -113,22 +112,13 @@ def _fan_out(state: State) -> list[Send]:
     return [Send("news_overview", {"overview_input": overview}), *sends]
 
 
-def _held(
-    role: Any, given: Any, out: AgentOutcome[Any], normalize: Callable[[Any, Any, Any], Any]
-) -> tuple[Any, Any]:
-    """The output a node keeps and its code-built basis: a model's output held to the code's by
-    ``normalize``; in deterministic mode both are the output."""
-    basis = code_basis(role, given, out)
-    return (out.output if out.mode != "model" else normalize(out.output, given, basis)), basis
-
-
 def _sector_build(_state: State, given: news.SectorNewsInput, out: AgentOutcome[Any]) -> dict[str, Any]:
-    report, basis = _held(news.SECTOR_ROLE, given, out, news.normalize_sector)
+    report, basis = held(news.SECTOR_ROLE, given, out, news.normalize_sector)
     return {"news": {given.sector: report}, "basis": {f"news:{given.sector}": basis}}
 
 
 def _overview_build(_state: State, given: news.OverviewInput, out: AgentOutcome[Any]) -> dict[str, Any]:
-    report, basis = _held(news.OVERVIEW_ROLE, given, out, news.normalize_overview)
+    report, basis = held(news.OVERVIEW_ROLE, given, out, news.normalize_overview)
     return {"overview": report, "basis": {"overview": basis}}
 
 
@@ -144,7 +134,7 @@ def _senior_input(state: State) -> senior.SeniorInput:
 
 
 def _senior(_state: State, given: senior.SeniorInput, out: AgentOutcome[Any]) -> dict[str, Any]:
-    review, basis = _held(senior.ROLE, given, out, senior.normalize)
+    review, basis = held(senior.ROLE, given, out, senior.normalize)
     return {"senior": review, "basis": {"senior": basis}}
 
 
@@ -167,7 +157,7 @@ def _director_input(state: State, revision: int) -> director.DirectorInput:
 
 def _director(_state: State, given: director.DirectorInput, out: AgentOutcome[Any]) -> dict[str, Any]:
     # the normalizer is looked up on each call (not bound when the graph is compiled)
-    review, basis = _held(director.ROLE, given, out, lambda o, g, b: director.normalize(o, g, b))
+    review, basis = held(director.ROLE, given, out, lambda o, g, b: director.normalize(o, g, b))
     return {"director": review, "basis": {"director": basis}}
 
 
@@ -183,7 +173,7 @@ def _revision_input(state: State) -> senior.SeniorInput:
 
 
 def _revision(state: State, given: senior.SeniorInput, out: AgentOutcome[Any]) -> dict[str, Any]:
-    review, basis = _held(senior.ROLE, given, out, senior.normalize)
+    review, basis = held(senior.ROLE, given, out, senior.normalize)
     before = dict(state.get("basis") or {})
     return {
         "senior": review,

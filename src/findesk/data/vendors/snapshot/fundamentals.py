@@ -48,6 +48,7 @@ _COLUMNS = {
     "shares_outstanding": "Ordinary Shares Number",
     "total_debt": "Total Debt",
     "cash": "Cash Cash Equivalents And Short Term Investments",
+    "stockholders_equity": "Stockholders Equity",
 }
 
 Row = dict[str, float | None]

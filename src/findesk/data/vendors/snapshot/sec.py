@@ -10,6 +10,18 @@ Rules this store keeps:
 - One ``Filing`` per accession: the submissions JSON (complete listing) is merged with
   ``sec/filings/index.csv`` (stored documents, several rows per filing); ``local_path`` is the primary
   ``.htm``/``.md`` document and is set only when that file is in the snapshot.
+- A ticker names one company at ``as_of``. The snapshot has two SEC ticker tables, each a picture of
+  one day (its ``SOURCES.tsv`` as-of: ``company_tickers.json`` 2024-05-14, ``company_tickers_exchange.csv``
+  2026-06-01). When they give one CIK, that is the company. When they give different CIKs the symbol
+  changed hands (or the company re-registered) between those days: on or before the older table's
+  day the older table is right, on or after the newer table's day the newer one; in between the day
+  of the change is unknown, so the ticker is ambiguous (``invalid_input`` naming both companies and
+  CIKs, which no other vendor is asked to overrule) unless both names are evidently one company
+  (equal once case, punctuation, Inc/Corp/plc and EDGAR's ``/DE/`` are set aside): then the newer CIK,
+  with a note. A ticker only one table lists resolves to it, with a note when the date lies on the
+  side of the table that lacks it. For a ticker that changed hands, the tables keyed by symbol only
+  (GICS list, Nasdaq sector rows, the Nasdaq directory) are used only when they name the same
+  company (the GICS list by CIK, the others by name). Filings and facts follow the same CIK.
 - Absence is said plainly: a company the snapshot does not cover is ``no_data`` naming what is
   missing, an unknown ticker or concept is ``not_found``.
 - Methods are synchronous and thread-safe; every file is parsed once (per CIK for JSON) under a lock.
@@ -42,9 +54,34 @@ INDEX_CSV = "sec/filings/index.csv"
 CONSTITUENTS_DIR = "reference/sp500_constituents"
 NASDAQ_META = "reference/us_listed_stocks_metadata_sector_industry_2023-2025.csv"
 ETF_MAP = "reference/ticker_exchange_map_from_nasdaqtraded_2024-08-01.csv"
+PROVENANCE = "SOURCES.tsv"  # snapshot_path, source, license, as_of, notes: the day each table pictures
+# The days SOURCES.tsv gives the two ticker tables, used when a snapshot's SOURCES.tsv lacks the row:
+# company_tickers.json is SEC's file as of edgartools' last commit touching it; the exchange table is
+# edgartools' parquet as of its last refresh commit.
+OLDER_TICKERS_DAY = date(2024, 5, 14)
+NEWER_TICKERS_DAY = date(2026, 6, 1)
 INCOMPLETE = "the snapshot has no complete filing list for this company (no submissions JSON)"
 _PRIMARY_FORMATS: dict[str, Literal["html", "markdown"]] = {"html": "html", "markdown": "markdown"}
 _CONSTITUENTS = re.compile(r"constituents_(\d{4}-\d{2}-\d{2})\.csv$")
+
+
+@dataclass(frozen=True, slots=True)
+class _Listed:
+    """A ticker's row in each SEC ticker table (None where that table lacks it)."""
+
+    json: fmt.TickerEntry | None  # TICKERS_JSON
+    csv: fmt.TickerEntry | None  # TICKERS_CSV
+
+
+@dataclass(frozen=True, slots=True)
+class _Picked:
+    """The company a ticker names at a date: its table row, the table, and what the reader must know."""
+
+    entry: fmt.TickerEntry
+    origin: str
+    notes: tuple[str, ...] = ()
+    # the tables name two different companies: tables keyed by symbol alone may describe the other one
+    changed_hands: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +98,7 @@ class SecStore:
         self._lock = threading.Lock()  # per-company loads run outside it (``_once``)
         self._per_cik: dict[tuple[str, int], Lazy[Any]] = {}
         self._tickers = Lazy(self._load_tickers)
+        self._days = Lazy(self._load_days)
         self._index = Lazy(self._load_index)
         self._nasdaq = Lazy(lambda: self._load_symbol_csv(NASDAQ_META, "symbol"))
         self._etfs = Lazy(lambda: self._load_symbol_csv(ETF_MAP, "symbol"))
@@ -70,20 +108,30 @@ class SecStore:
 
     def company(self, symbol: str, as_of: date) -> Result[Company]:
         ticker = fmt.normalize_ticker(symbol)
-        entry, origin = self._tickers.get().get(ticker) or (None, ETF_MAP)
+        got = self._pick(ticker, as_of)
+        if isinstance(got, Err):
+            return got
+        picked = got.value if got is not None else None
+        entry, origin = (picked.entry, picked.origin) if picked else (None, ETF_MAP)
         etf = self._etfs.get().get(ticker)
+        if picked is not None and picked.changed_hands and etf is not None:
+            # the directory (2024-08-01) names the symbol's holder on its own day: keep it only for this one
+            etf = etf if fmt.names_agree(etf.get("security_name"), picked.entry.name) else None
         if entry is None and etf is None:
             return self._unknown(ticker)
         used = [origin]
         sector = industry = None
         gics = self._gics(ticker, as_of)
+        if gics is not None and picked is not None and picked.changed_hands:
+            gics = gics if _row_cik(gics[1]) in (None, picked.entry.cik) else None
+        meta = self._nasdaq.get().get(ticker)
+        if meta is not None and picked is not None and picked.changed_hands:
+            meta = meta if fmt.names_agree(meta.get("name"), picked.entry.name) else None
         if gics is not None:
             rel, row = gics
             sector, industry = row.get("GICS Sector") or None, row.get("GICS Sub-Industry") or None
             used.append(f"{rel} (GICS)")
-        elif (meta := self._nasdaq.get().get(ticker)) is not None and (
-            (meta.get("sector") or meta.get("industry")) and _seen_by(meta, as_of)
-        ):
+        elif meta is not None and ((meta.get("sector") or meta.get("industry")) and _seen_by(meta, as_of)):
             sector, industry = meta.get("sector") or None, meta.get("industry") or None
             used.append(f"{NASDAQ_META} (Nasdaq sector/industry, not GICS)")
         is_etf = etf is not None and etf.get("is_etf") == "True"
@@ -99,6 +147,7 @@ class SecStore:
                 industry=industry,
                 is_etf=is_etf,
                 source=self.files.source(used[0], note="also: " + "; ".join(used[1:]) if used[1:] else None),
+                notes=list(picked.notes) if picked else [],
             )
         )
 
@@ -108,9 +157,10 @@ class SecStore:
         self, symbol: str, as_of: date, forms: frozenset[str] | None = None, limit: int | None = None
     ) -> Result[list[Filing]]:
         ticker = fmt.normalize_ticker(symbol)
-        cik = self._cik(ticker)
-        if cik is None:
-            return self._unknown(ticker)
+        known = self._cik(ticker, as_of)
+        if isinstance(known, Err):
+            return known
+        cik = known.value
         got = self._submissions(cik, ticker)
         if isinstance(got, Err):
             return got
@@ -197,9 +247,10 @@ class SecStore:
 
     def facts(self, symbol: str, concept: str, as_of: date) -> Result[list[Fact]]:
         ticker = fmt.normalize_ticker(symbol)
-        cik = self._cik(ticker)
-        if cik is None:
-            return self._unknown(ticker)
+        known = self._cik(ticker, as_of)
+        if isinstance(known, Err):
+            return known
+        cik = known.value
         rel = f"sec/companyfacts/CIK{fmt.cik10(cik)}.json"
         if not self.files.exists(rel):
             return Err(
@@ -245,11 +296,119 @@ class SecStore:
             lazy = self._per_cik.setdefault(key, Lazy(load))
         return lazy.get()  # type: ignore[no-any-return]
 
-    def _cik(self, ticker: str) -> int | None:
-        entry = self._tickers.get().get(ticker)
-        if entry is not None:
-            return entry[0].cik
-        return next((s.filing.cik for s in self._index.get().values() if s.filing.ticker == ticker), None)
+    def _cik(self, ticker: str, as_of: date) -> Result[int]:
+        """The CIK the ticker names at ``as_of`` (``_pick``), else the one its stored documents give."""
+        picked = self._pick(ticker, as_of)
+        if isinstance(picked, Err):
+            return picked
+        if picked is not None:
+            return Ok(picked.value.entry.cik)
+        cik = next((s.filing.cik for s in self._index.get().values() if s.filing.ticker == ticker), None)
+        return Ok(cik) if cik is not None else self._unknown(ticker)
+
+    def _pick(self, ticker: str, as_of: date) -> Result[_Picked] | None:
+        """The company ``ticker`` names at ``as_of`` over the two ticker tables (the module's rules), an
+        ``invalid_input`` when it changed hands at an unknown day around ``as_of``, or None when
+        neither table lists it."""
+        listed = self._tickers.get().get(ticker)
+        if listed is None:
+            return None
+        days = self._days.get()
+        (old_day, old_rel, old), (new_day, new_rel, new) = sorted(
+            ((days[TICKERS_JSON], TICKERS_JSON, listed.json), (days[TICKERS_CSV], TICKERS_CSV, listed.csv)),
+            key=lambda t: t[0],
+        )
+        if old is None or new is None:
+            return self._single(ticker, as_of, (old_day, old_rel, old), (new_day, new_rel, new))
+        if old.cik == new.cik:
+            return Ok(_Picked(new, new_rel))  # the newer row also names the exchange
+        same = fmt.same_company_name(old.name, new.name)
+        if as_of <= old_day:
+            return Ok(_Picked(old, old_rel, changed_hands=not same))
+        was, now = _named(old), _named(new)
+        if as_of >= new_day:
+            note = (
+                f"{ticker} was re-registered: the SEC ticker table of {old_day} gives {was}; its filings "
+                "before the change are under that CIK"
+                if same
+                else f"{ticker} changed hands: on {old_day} it named {was}; by {new_day} it names {now}"
+            )
+            return Ok(_Picked(new, new_rel, (note,), changed_hands=not same))
+        if same:
+            return Ok(
+                _Picked(
+                    new,
+                    new_rel,
+                    (
+                        f"{ticker}: the SEC ticker table of {old_day} gives {was} and that of {new_day} "
+                        f"{now}; the names are one company re-registered under a new CIK, so CIK {new.cik} "
+                        f"is used (filings before the change are under CIK {old.cik})",
+                    ),
+                )
+            )
+        return Err(
+            ErrorCode.INVALID_INPUT,
+            f"{ticker} is ambiguous on {as_of.isoformat()}: the SEC ticker table of {old_day} gives {was}, "
+            f"the table of {new_day} gives {now}. The symbol changed hands between those days and the "
+            "snapshot does not say when, so it cannot name one company at this date. Run it at a date on "
+            f"or before {old_day} or on or after {new_day}, or use a symbol of the company you mean that "
+            "did not change hands",
+            V,
+            details={
+                "ticker": ticker,
+                "candidates": [
+                    {"cik": e.cik, "name": e.name, "table": rel, "table_date": day.isoformat()}
+                    for day, rel, e in ((old_day, old_rel, old), (new_day, new_rel, new))
+                ],
+            },
+        )
+
+    def _single(
+        self,
+        ticker: str,
+        as_of: date,
+        older: tuple[date, str, fmt.TickerEntry | None],
+        newer: tuple[date, str, fmt.TickerEntry | None],
+    ) -> Result[_Picked]:
+        """A ticker only one table lists: that row, noting when ``as_of`` lies where the other table
+        (which lacks it) is the nearer witness."""
+        (old_day, _, old), (new_day, new_rel, new) = older, newer
+        if new is not None:
+            notes = (
+                (
+                    f"{ticker} is not in the SEC ticker table of {old_day}; the table of {new_day} gives "
+                    f"{_named(new)}: on {as_of.isoformat()} it may have traded under another symbol, or "
+                    "not yet at all",
+                )
+                if as_of < new_day
+                else ()
+            )
+            return Ok(_Picked(new, new_rel, notes))
+        assert old is not None  # ``_load_tickers`` keeps only tickers some table lists
+        notes = (
+            (
+                f"{ticker} is not in the SEC ticker table of {new_day}; the table of {old_day} gives "
+                f"{_named(old)}: by {as_of.isoformat()} it may have been delisted or renamed",
+            )
+            if as_of > old_day
+            else ()
+        )
+        return Ok(_Picked(old, older[1], notes))
+
+    def _load_days(self) -> dict[str, date]:
+        """The day each ticker table pictures, from ``SOURCES.tsv`` (its as-of column), else the
+        constants above."""
+        days = {TICKERS_JSON: OLDER_TICKERS_DAY, TICKERS_CSV: NEWER_TICKERS_DAY}
+        if not self.files.exists(PROVENANCE):
+            return days
+        for line in self.files.path(PROVENANCE).read_text(encoding="utf-8").splitlines():
+            cells = line.split("\t")
+            if len(cells) >= 4 and cells[0] in days:
+                try:  # "2024-05-14 (last commit touching the file)"
+                    days[cells[0]] = date.fromisoformat(cells[3].strip()[:10])
+                except ValueError:
+                    continue  # an undated row: keep the known day
+        return days
 
     def _submissions(self, cik: int, ticker: str) -> Result[list[Filing]] | None:
         """Every filing of the recorded submissions JSON and its stored older pages, or None."""
@@ -284,22 +443,22 @@ class SecStore:
             return Ok([f.model_copy(update={"ticker": ticker}) for f in got.value])
         return got
 
-    def _load_tickers(self) -> Blobs[tuple[fmt.TickerEntry, str]]:
-        """Ticker -> (entry, the file it came from); the newer exchange table wins over the JSON."""
+    def _load_tickers(self) -> Blobs[_Listed]:
+        """Ticker -> its row in each SEC ticker table; which one is right depends on the date (``_pick``)."""
         return self.files.cached("tickers", [TICKERS_CSV, TICKERS_JSON], self._parse_tickers, expect=Blobs)
 
-    def _parse_tickers(self) -> Blobs[tuple[fmt.TickerEntry, str]]:
-        out: dict[str, tuple[fmt.TickerEntry, str]] = {}
+    def _parse_tickers(self) -> Blobs[_Listed]:
+        newer: dict[str, fmt.TickerEntry] = {}
+        older: dict[str, fmt.TickerEntry] = {}
         if self.files.exists(TICKERS_CSV):
             got = fmt.parse_company_tickers_exchange(self.files.path(TICKERS_CSV).read_text(encoding="utf-8"))
             if isinstance(got, Ok):
-                out.update((t, (e, TICKERS_CSV)) for t, e in got.value.items())
+                newer = got.value
         if self.files.exists(TICKERS_JSON):
-            older = fmt.parse_company_tickers(self.files.read_json(TICKERS_JSON))
-            if isinstance(older, Ok):
-                for ticker, entry in older.value.items():
-                    out.setdefault(ticker, (entry, TICKERS_JSON))
-        return Blobs(out)
+            old = fmt.parse_company_tickers(self.files.read_json(TICKERS_JSON))
+            if isinstance(old, Ok):
+                older = old.value
+        return Blobs({t: _Listed(json=older.get(t), csv=newer.get(t)) for t in newer.keys() | older.keys()})
 
     def _load_index(self) -> dict[str, _Stored]:
         """``index.csv`` grouped by accession (or ticker/form/date when the accession is unknown)."""
@@ -403,6 +562,18 @@ class SecStore:
             table = self._constituents[rel]
         row = table.get(ticker)
         return (rel, row) if row is not None else None
+
+
+def _named(entry: fmt.TickerEntry) -> str:
+    return f"{entry.name or 'an unnamed company'} (CIK {entry.cik})"
+
+
+def _row_cik(row: dict[str, str]) -> int | None:
+    """The CIK an S&P 500 constituents row gives, or None when it gives none."""
+    try:
+        return int(row.get("CIK") or "")
+    except ValueError:
+        return None
 
 
 def _seen_by(row: dict[str, str], as_of: date) -> bool:

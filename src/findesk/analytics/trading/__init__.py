@@ -1,0 +1,1 @@
+"""The trading desk's pure computations: indicators, regime, fundamentals trends, scoring, outcomes."""
