@@ -119,7 +119,8 @@ def as_traded(t: Technicals, traded_close: float, traded_volume: int | None = No
     percentages, RSI, %b and OBV's relative change do not depend on the level and stay. The session's
     as-traded volume, when given, is used as it is (the adjusted volume ÷ factor drifts with dividends).
     Adjusted bars carry later splits (NVDA's 10-for-1 of June 2024 makes its 2024-05-10 close 89.83
-    instead of the 898.78 that traded), so a plan priced on them would name levels nobody could trade at that date."""
+    instead of the 898.78 that traded), so a plan priced on them would name levels nobody could trade
+    at that date."""
     if t.close <= 0 or traded_close <= 0:
         return t
     factor = traded_close / t.close
