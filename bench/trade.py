@@ -94,7 +94,7 @@ async def _measure(
                 began = time.perf_counter()
                 done = await run_workflow(
                     SPEC, inputs, settings=settings, context=context.value, mode="model",
-                    models=trade_models(), tools=tools.value, sinks=[sink],
+                    models=trade_models()[0], tools=tools.value, sinks=[sink],
                 )  # fmt: skip
                 model_ms = (time.perf_counter() - began) * 1000
                 assert not isinstance(done, Err), (ticker, done)

@@ -10,7 +10,8 @@ Rules:
   ``garbage_risk_manager`` answers with a rating outside the vocabulary every time (the loop gives up
   after its repair → REVIEW); ``oversized_risk_manager`` submits a valid-looking decision whose size
   exceeds the cap (``normalize`` → REVIEW).
-- Roles without a script here (the analysts) get no model: they run deterministically.
+- The four analysts submit a report whose prose quotes the first line of a pre-fetched tool result
+  (``analyst_reply``); roles without a script here get no model and run deterministically.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from findesk.core.llm.chain import ModelChain
 from findesk.core.llm.pricing import PriceTable
 from findesk.core.llm.types import ModelRequest
 from findesk.core.result import Err, ErrorCode, Ok, Result
+from findesk.testing.fake_briefing_models import tool_results
 from findesk.testing.fake_models import Reply, ScriptedModel, Step, submit, task_payload
 
 PRICES = PriceTable({"fake:trade": ModelPrice(input=2.0, output=10.0)})
@@ -37,7 +39,35 @@ KINDS: dict[str, str] = {
     "trade_risk_conservative": "risk",
     "trade_risk_neutral": "risk",
     "trade_risk_manager": "risk_manager",
+    "trade_market": "market",
+    "trade_fundamentals": "fundamentals",
+    "trade_news": "news",
+    "trade_social": "social",
 }
+# the least a valid analyst report holds besides its summary: the workflow keeps code's figures anyway
+_ANALYST_MINIMUM: dict[str, dict[str, Any]] = {
+    "market": {"regime": {"label": "unknown", "score": 0.0}},
+    "fundamentals": {},
+    "news": {"insider": {"status": "no_data"}},
+    "social": {},
+}
+
+
+def analyst_reply(kind: str) -> Callable[[ModelRequest], Reply]:
+    """An analyst that reads its pre-fetched tool results and submits a report whose prose quotes the
+    first line of one of them (figures a tool gave); its typed figures are placeholders the workflow
+    replaces with code's (``normalize``)."""
+
+    def answer(request: ModelRequest) -> Reply:
+        results = tool_results(request)
+        first = next((text for text in results.values() if text.strip()), "no tool result")
+        line = first.strip().split("\n", 1)[0][:200]
+        summary = "UNVERIFIED social chatter: " if kind == "social" else ""
+        summary += f"The {kind} analyst read: {line}"
+        report = {"analyst": kind, "status": "ok", "score": 0.0, "stance": "neutral", "summary": summary}
+        return submit({**report, **_ANALYST_MINIMUM[kind]})
+
+    return answer
 
 
 def _signals(payload: dict[str, Any]) -> list[dict[str, Any]]:
@@ -143,6 +173,7 @@ def _steps() -> dict[str, list[Step]]:
         "trader": [trader_reply] * 20,
         "risk": [risk_reply] * 100,
         "risk_manager": [risk_manager_reply] * 20,
+        **{kind: [analyst_reply(kind)] * 20 for kind in _ANALYST_MINIMUM},
     }
 
 

@@ -220,7 +220,7 @@ def _similar(situation: str, known: Sequence[Reflection]) -> list[str]:
 
 
 async def record(kit: RunKit, user: str, decision: LoggedDecision) -> list[str]:
-    """Log the run's decision for scoring once its horizon has passed; the warnings."""
+    """Log the run's decision for scoring once its horizon has passed; a note saying so, or the warnings."""
     log = _log(kit)
     if log is None:
         return [f"{_UNAVAILABLE}: no memory store is configured; this decision was not logged"]
@@ -232,4 +232,8 @@ async def record(kit: RunKit, user: str, decision: LoggedDecision) -> list[str]:
         await _close(log)
     if isinstance(logged, Err):
         return [f"{_UNAVAILABLE}: this decision was not logged ({logged})"]
-    return []
+    return [
+        f"decision logged: {decision.ticker} {decision.rating} on {decision.decided_on.isoformat()}, scored "
+        f"against SPY once {decision.horizon_days} sessions have passed (a later run or "
+        "`findesk memory reflect`)"
+    ]
