@@ -128,6 +128,15 @@ def test_a_company_without_fundamentals_is_no_data_with_the_reason(ctx: ToolCont
     assert "XBRL" in report.summary and "yfinance" in report.summary
 
 
+def test_a_bank_without_statements_is_scored_on_its_sector_alpha_alone(ctx: ToolContext) -> None:
+    jpm = Identity(ticker="JPM", cik=19617, name="JPMORGAN CHASE & CO", sector="Financials", source="test")
+    report, outcomes = run(jpm, date(2024, 5, 10), ctx)
+    assert not outcomes["trends"].ok and outcomes["alpha"].ok
+    assert report.status == "partial" and report.sector_etf == "XLF"
+    assert [s.id for s in report.signals] == ["fundamentals.sector_alpha"]
+    assert report.score == report.signals[0].score and "fundamental trends unavailable" in report.summary
+
+
 def test_a_model_may_only_write_the_summary(nvda: Run) -> None:
     basis, _ = nvda
     forged = basis.model_copy(

@@ -8,8 +8,10 @@ Rules:
 - Signals are ``analytics.trading.fundamentals.fundamental_signals`` over the two results (its docstring
   holds the scoring rules); score = ``weighted_score`` of the signals, stance = ``stance_of`` with the
   desk's band.
-- Status: ``no_data`` when there is no fundamental figure at all (no TTM point and no valuation ratio):
-  the summary gives the reason, the score is 0 and no signal is emitted, whatever the prices say.
+- Status: ``no_data`` when there is no fundamental figure at all (no TTM point and no valuation ratio)
+  and no comparison with the sector ETF either: the summary gives the reason, the score is 0 and no
+  signal is emitted. Without statements but with the sector comparison, the report is ``partial`` and
+  scores the alpha signal alone (a bank without XBRL facts still trails or leads its sector SPDR).
   ``partial`` when the trends or the sector comparison failed, or a TTM figure is missing; else ``ok``.
 - The summary is composed from the signals' texts and the tools' own figures only. With a model,
   ``normalize`` keeps everything code computed (numbers, signals, score, stance, status, sources,
@@ -133,7 +135,7 @@ def compose(inputs: AnalystInput, outcomes: Outcomes) -> FundamentalsReport:
         "warnings": warnings,
     }
     name = f"{inputs.identity.name} ({inputs.identity.ticker})"
-    if (t is None or not t.points) and not has_ratio:
+    if (t is None or not t.points) and not has_ratio and not (etf is not None and relative):
         return FundamentalsReport(
             status="no_data",
             score=0.0,
