@@ -169,10 +169,6 @@ def _headline(report: TradeReport) -> str:
     return f"{i.ticker} ({i.name}, CIK {i.cik}) on {report.as_of.isoformat()}: {f.rating}{why}, {size}"
 
 
-def _opening(inputs: TradeInput, context: DataContext) -> dict[str, Any]:
-    return {**inputs.model_dump(mode="json", exclude={"user"}), "as_of": context.as_of.isoformat()}
-
-
 SPEC: WorkflowSpec[TradeInput, TradeReport] = WorkflowSpec(
     name="trade",
     title="Trading desk",
@@ -194,7 +190,6 @@ SPEC: WorkflowSpec[TradeInput, TradeReport] = WorkflowSpec(
     sections=SECTIONS,
     renderers={"terminal": to_terminal, "markdown": to_markdown, "html": lambda r, _details: to_html(r)},
     cli_arguments=("ticker",),
-    opening_inputs=_opening,
     bind_caller=_bind,
     prepare=_prepare,
 )
