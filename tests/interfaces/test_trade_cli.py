@@ -55,3 +55,25 @@ def test_bad_input_is_one_line_and_runs_nothing() -> None:
         assert got.exit_code != 0, args
         assert says in got.stderr, (args, got.stderr)
         assert "Traceback" not in got.stderr
+
+
+def test_params_travel_as_json_and_change_the_plan() -> None:
+    got = findesk(
+        "trade",
+        "NVDA",
+        "--date",
+        "2024-05-10",
+        "--params",
+        '{"plan": {"max_position_pct": 3}}',
+        "-f",
+        "json",
+        "-q",
+    )
+    assert got.exit_code == 0, got.stderr
+    report = json.loads(got.stdout)
+    assert report["params"]["plan"]["max_position_pct"] == 3
+    assert 0 < report["final_decision"]["position_pct"] <= 3
+    bad = findesk(
+        "trade", "NVDA", "--date", "2024-05-10", "--params", '{"plan": {"max_position_pct": 500}}', "-q"
+    )
+    assert bad.exit_code != 0 and "max_position_pct" in bad.stderr
