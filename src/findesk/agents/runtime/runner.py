@@ -7,25 +7,31 @@ Rules:
   up, output invalid after one repair) end on the deterministic composer with a warning event —
   the caller always gets a schema-valid output. The runtime never raises for a tool or model failure.
 - Every agent run is bracketed by agent_start / agent_end events; its tool and model events nest
-  under its agent_start.
+  under its agent_start. A model-written report is kept in agent_end (``output``, as validated, before
+  any workflow touches it), with the reports the model submitted that failed validation (``rejected``)
+  and why a model loop gave up (``stopped``): the audit log alone can replay the run
+  (``agents.runtime.replay``).
 """
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel
 
 from findesk.agents.role import Role
 from findesk.agents.runtime.deterministic import compose, run_playbook
-from findesk.agents.runtime.model_loop import ModelLoop
+from findesk.agents.runtime.model_loop import SUBMIT_TOOL, ModelLoop
 from findesk.agents.runtime.outcome import AgentOutcome, Budget, Mode, RequestedMode
 from findesk.agents.runtime.tool_runner import ToolRunner
 from findesk.core.events.model import AgentEnd, AgentStart, RunWarning
 from findesk.core.events.trace import Tracer
 from findesk.core.llm.chain import ModelChain
+from findesk.core.llm.types import ChatModel, ModelRequest, ModelResponse
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.tools.base import ToolContext, ToolRegistry
 
@@ -67,10 +73,11 @@ class AgentRuntime:
         runner = ToolRunner(self.registry, self.ctx, role.tools, scope)
         if mode == "model" and chain is None:
             scope.emit(RunWarning(code="model_not_configured", message=reason))
+        submits = _Submits()
         if chain is None:
             outcome = await self._deterministic(role, inputs, runner, mode_used, reason)
         else:
-            outcome = await self._model_driven(role, inputs, runner, scope, chain)
+            outcome = await self._model_driven(role, inputs, runner, scope, submits.watch(chain))
         outcome.tool_calls = runner.calls
         outcome.latency_ms = (time.perf_counter() - started) * 1000
         tracer.emit(
@@ -86,6 +93,9 @@ class AgentRuntime:
                 output_tokens=outcome.usage.output_tokens,
                 cost_usd=round(outcome.cost_usd, 6),
                 latency_ms=round(outcome.latency_ms, 3),
+                output=_recorded_output(outcome),
+                stopped=outcome.stopped,
+                rejected=submits.rejected(outcome),
             ),
             parent_id=start.id,
         )
@@ -144,6 +154,59 @@ class AgentRuntime:
         outcome.usage = result.usage
         outcome.cost_usd = result.cost_usd
         return outcome
+
+
+@dataclass
+class _Submits:
+    """The ``submit_report`` arguments a model sent, by model turn (the first per turn: the only one the
+    loop validates), seen through the chain's models without changing what they answer."""
+
+    turn: int = 0  # model turns answered so far
+    seen: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+
+    def watch(self, chain: ModelChain) -> ModelChain:
+        watched = copy.copy(chain)  # the same chain (class, prices, retries), its models watched
+        watched.models = [_Watched(m, self) for m in chain.models]
+        return watched
+
+    def saw(self, response: ModelResponse) -> None:
+        self.turn += 1
+        first = next((c for c in response.tool_calls if c.name == SUBMIT_TOOL), None)
+        if first is not None:
+            self.seen.append((self.turn, dict(first.arguments)))
+
+    def rejected(self, outcome: AgentOutcome[Any]) -> list[dict[str, Any]]:
+        """Every submission but the one that became the output (made on the loop's last turn)."""
+        accepted = outcome.iterations if outcome.mode == "model" and not outcome.fell_back else None
+        return [{"turn": t, "report": args} for t, args in self.seen if t != accepted]
+
+
+class _Watched:
+    """A ``ChatModel`` passing every call to ``inner`` unchanged, telling ``submits`` what it answered."""
+
+    def __init__(self, inner: ChatModel, submits: _Submits) -> None:
+        self.inner = inner
+        self.submits = submits
+        self.provider = inner.provider
+        self.model = inner.model
+
+    async def complete(self, request: ModelRequest) -> Result[ModelResponse]:
+        result = await self.inner.complete(request)
+        if isinstance(result, Ok):
+            self.submits.saw(result.value)
+        return result
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def _recorded_output(outcome: AgentOutcome[Any]) -> dict[str, Any] | None:
+    """The model's own validated report, as the audit log keeps it for a replay; None when code wrote it
+    (deterministic mode, or the fallback composer after the model path failed)."""
+    if outcome.mode != "model" or outcome.fell_back:
+        return None
+    dumped: dict[str, Any] = outcome.output.model_dump(mode="json")
+    return dumped
 
 
 def _summary(output: BaseModel) -> str:

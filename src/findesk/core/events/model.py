@@ -92,6 +92,15 @@ class AgentEnd(_Payload):
     output_tokens: int = 0
     cost_usd: float = 0.0
     latency_ms: float = 0.0
+    # The agent's typed output as its model submitted it and it validated (JSON), before any workflow
+    # normalization: what ``findesk runs replay`` answers the model loop with. None in deterministic
+    # mode, when the model path fell back, and in rows recorded before it was kept.
+    output: dict[str, Any] | None = None
+    stopped: str | None = None  # why the model loop stopped without a report (the outcome's code)
+    # The reports the model submitted that did not become its output (failed validation), with the model
+    # turn each came on: ``{"turn": 1, "report": {...}}``. A replay submits them again, so a decision that
+    # could not be validated fails the same way, for the same stated reason.
+    rejected: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class RunWarning(_Payload):

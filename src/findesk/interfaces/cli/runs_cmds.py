@@ -1,4 +1,4 @@
-"""``findesk runs …``: list recorded runs, replay one as a trace, export its events.
+"""``findesk runs …``: list recorded runs, show one as a trace, export its events, resume or replay one.
 
 Rules:
 - Read-only: these commands never create the audit log, its folder or its tables; a log that
@@ -12,6 +12,10 @@ Rules:
   only read.
 - ``export`` writes exactly ``event.to_json()`` per line, so ``read_jsonl`` reads back the same
   events; tables and traces are for people, ``--json`` and ``export`` for programs.
+- ``replay`` re-runs a finished model run from the audit log alone: the same workflow, inputs, as-of
+  date and data mode, each role answered by its recorded model output (``agents.runtime.replay``), as
+  a new recorded run; it exits 0 only when the replay's headline equals the recorded one. A run with
+  no model-written agent is refused: a deterministic run is reproduced by running it again.
 """
 
 from __future__ import annotations
@@ -19,13 +23,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.table import Table
 from rich.text import Text
 
 from findesk.core.events.audit import AuditLog, RunSummary, audit_location
-from findesk.core.events.model import Event
+from findesk.core.events.model import Done, Event
 from findesk.core.formatting import duration_ms as fmt_ms
 from findesk.core.formatting import usd as fmt_usd
 from findesk.core.result import Err, ErrorCode, Ok
@@ -33,7 +38,7 @@ from findesk.interfaces.cli import session as ses
 from findesk.interfaces.cli.live_view import LiveView
 
 runs_app = typer.Typer(
-    help="Inspect recorded runs (the audit log): list, replay a trace, export events.",
+    help="Inspect recorded runs (the audit log): list, show a trace, export events, resume, replay.",
     no_args_is_help=True,
 )
 
@@ -255,3 +260,117 @@ def _has_checkpoint(run_id: str, allow: list[type], as_json: bool) -> bool:
             return isinstance(found, Ok) and found.value is not None
 
     return asyncio.run(look())
+
+
+@runs_app.command("replay")
+def replay(
+    run_id: str = RUN_ID,
+    fmt: str = typer.Option("terminal", "--format", "-f", help="terminal | json | the workflow's formats."),
+    details: bool = typer.Option(False, "--details", "-d", help="Terminal: the full report, not one screen."),
+    snapshot: bool | None = typer.Option(
+        None, "--snapshot/--live", help="Force the snapshot or live sources (default: as recorded)."
+    ),
+    output: Path | None = typer.Option(
+        None, "--output", "-o", help="Write the rendered report to this file."
+    ),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No live trace on stderr."),
+) -> None:
+    """Re-run a finished model run from the audit log: each agent answers with what its model answered
+    then (no model is called, nothing is spent), as a new recorded run. Exits 0 when the replay reaches
+    the recorded headline (decision), non-zero with both headlines when it does not."""
+    from findesk.agents.runtime.replay import recorded_agents, recorded_models
+    from findesk.core.events.model import AgentStart
+    from findesk.interfaces.cli.workflow_cmd import RunMode, RunOptions, execute
+    from findesk.workflows import registry
+
+    as_json = fmt == "json"
+    log, summary = _run(run_id, as_json)
+    if summary.status != "done":
+        ses.fail(
+            Err(
+                ErrorCode.INVALID_INPUT,
+                f"run {summary.run_id} is {_status(summary).plain}: only a finished run can be replayed "
+                "(`findesk runs resume` finishes an interrupted one)",
+            ),
+            as_json,
+        )
+    events = log.events(summary.run_id)
+    opening = next((e for e in events if e.parent_id is None and isinstance(e.data, AgentStart)), None)
+    done = next((e.data for e in reversed(events) if isinstance(e.data, Done)), None)
+    if opening is None or not isinstance(opening.data, AgentStart) or done is None:
+        ses.fail(
+            Err(ErrorCode.NOT_FOUND, f"run {summary.run_id} has no opening or done event; it cannot replay"),
+            as_json,
+        )
+    records = [r for runs in recorded_agents(events).values() for r in runs]
+    if not any(r.model_written for r in records):
+        ses.fail(
+            Err(
+                ErrorCode.INVALID_INPUT,
+                f"run {summary.run_id} ran deterministically: re-run it with the same inputs; it is "
+                "reproducible byte for byte",
+            ),
+            as_json,
+        )
+    old = sorted({r.agent for r in records if r.lacks_output})
+    if old:
+        ses.fail(
+            Err(
+                ErrorCode.INVALID_INPUT,
+                f"run {summary.run_id} was recorded before the audit log kept model outputs "
+                f"({', '.join(old)}); it cannot be replayed",
+            ),
+            as_json,
+        )
+    spec = ses.unwrap(registry.load(opening.data.agent), as_json)
+    inputs = dict(opening.data.inputs)
+    # the mode the run asked for (auto or model): roles without a recorded model then run as they did
+    mode = opening.data.mode if opening.data.mode in ("auto", "model") else "model"
+    opts = RunOptions(
+        as_of=inputs.get("as_of"),
+        fmt=fmt,
+        details=details,
+        snapshot=_recorded_data_mode(done.result) if snapshot is None else snapshot,
+        mode=RunMode(mode),
+        output=output,
+        quiet=quiet,
+    )
+    run = execute(spec, spec.inputs_from_opening(inputs), opts, models=recorded_models(events))
+    recorded = _recorded_headline(spec, done)
+    replayed = str(spec.headline(run.report))
+    if replayed == recorded:
+        ses.stderr.print(
+            f"replay of run {summary.run_id} (run {run.run_id}) gives the recorded headline: {recorded}",
+            markup=False,
+            highlight=False,
+        )
+        return
+    ses.stderr.print(
+        f"findesk: replay of run {summary.run_id} (run {run.run_id}) differs from the recording\n"
+        f"  recorded: {recorded}\n  replayed: {replayed}",
+        markup=False,
+        highlight=False,
+    )
+    raise typer.Exit(1)
+
+
+def _recorded_headline(spec: Any, done: Done) -> str:
+    """The recorded run's headline, from the report its ``done`` event holds (its summary if the report
+    no longer validates, e.g. recorded by an older version)."""
+    from pydantic import ValidationError
+
+    try:
+        report = spec.report_model.model_validate(done.result)
+    except ValidationError:
+        return done.summary
+    return str(spec.headline(report))
+
+
+def _recorded_data_mode(result: object) -> bool | None:
+    """--snapshot (True) or --live (False) as the recorded report names its data, else None (configured)."""
+    described = result.get("data_mode") if isinstance(result, dict) else None
+    if not isinstance(described, str):
+        return None
+    if described.startswith("offline snapshot"):
+        return True
+    return False if described.startswith("live") else None

@@ -191,8 +191,9 @@ async def _checkpointer(settings: Any, spec: Any) -> AsyncIterator[Any]:
             yield opened.value
 
 
-def execute(spec: Any, raw: Any, opts: RunOptions, *, resume: Any = None) -> Any:
-    """Run ``spec`` on ``raw`` with the shared options, record it, and print or write the report."""
+def execute(spec: Any, raw: Any, opts: RunOptions, *, resume: Any = None, models: Any = None) -> Any:
+    """Run ``spec`` on ``raw`` with the shared options, record it, and print or write the report.
+    ``models``: a model resolver to use instead of the configured models (``findesk runs replay``)."""
     from findesk.data.context import resolve_context
 
     as_json = opts.as_json
@@ -207,7 +208,7 @@ def execute(spec: Any, raw: Any, opts: RunOptions, *, resume: Any = None) -> Any
     context = ses.unwrap(resolve_context(settings, mode=data_mode, as_of=opts.as_of), as_json)
     report_file = None if opts.output is None else ses.unwrap(ReportFile.prepare(opts.output), as_json)
     try:
-        run, problem, recorded = _run(spec, raw, opts, settings, context, resume)
+        run, problem, recorded = _run(spec, raw, opts, settings, context, resume, models)
         show(spec, run, opts, report_file, recorded=recorded)
     finally:
         if report_file is not None:
@@ -218,7 +219,7 @@ def execute(spec: Any, raw: Any, opts: RunOptions, *, resume: Any = None) -> Any
 
 
 def _run(
-    spec: Any, raw: Any, opts: RunOptions, settings: Any, context: Any, resume: Any
+    spec: Any, raw: Any, opts: RunOptions, settings: Any, context: Any, resume: Any, models: Any = None
 ) -> tuple[Any, str | None, bool]:
     """The finished run, why a sink failed (after the run: the report is delivered first), and
     whether the audit log holds the whole run."""
@@ -255,6 +256,7 @@ def _run(
                 context=context,
                 sinks=sinks,
                 mode=opts.mode.value,
+                models=models,
                 checkpointer=saver,
                 resume=resume,
             )
