@@ -26,8 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from findesk.analytics import key_figures
 from findesk.analytics.trading import fundamentals as fa
 from findesk.analytics.trading.sector_etf import (
+    RelativePerf,
     Window,
-    WindowReturn,
     close_at,
     pct_change,
     relative_performance,
@@ -82,7 +82,7 @@ class SectorAlpha(_Model):
     sector_basis: str = ""
     etf: str | None = None
     session: date | None = None  # the last session at the as-of date the windows end on
-    relative: list[WindowReturn] = Field(default_factory=list)
+    relative: list[RelativePerf] = Field(default_factory=list)
     sub_industry: str | None = None
     peers: list[PeerRow] = Field(default_factory=list)  # the company first, then its peers
     ranking: fa.PeerRanking | None = None

@@ -12,7 +12,7 @@ import pytest
 from findesk.analytics.trading.fundamentals import (
     Quarter,
     Trends,
-    TtmFigures,
+    TtmPoint,
     ValuationGap,
     alpha_signal,
     fundamental_signals,
@@ -22,7 +22,7 @@ from findesk.analytics.trading.fundamentals import (
     valuation_gap,
     xbrl_quarters,
 )
-from findesk.analytics.trading.sector_etf import WindowReturn
+from findesk.analytics.trading.sector_etf import RelativePerf
 from findesk.data.models import Fact, Source
 
 SRC = Source(vendor="test", ref="facts")
@@ -126,7 +126,7 @@ def test_xbrl_fiscal_q4_is_derived_from_the_year_minus_nine_months_and_stated() 
 
 
 def test_scores_follow_the_documented_rules() -> None:
-    point = TtmFigures(
+    point = TtmPoint(
         quarter_end=date(2024, 1, 28),
         revenue_ttm=1000.0,
         revenue_growth_yoy_pct=30.0,
@@ -152,8 +152,8 @@ def test_scores_follow_the_documented_rules() -> None:
 
 def test_alpha_and_valuation_signals() -> None:
     rel = [
-        WindowReturn(window="3M", start=date(2024, 2, 9), stock_pct=24.6, etf_pct=-0.9, alpha_pp=25.5),
-        WindowReturn(window="6M", start=date(2023, 11, 10), stock_pct=86.0, etf_pct=14.9, alpha_pp=71.1),
+        RelativePerf(window="3M", start=date(2024, 2, 9), stock_pct=24.6, etf_pct=-0.9, alpha_pp=25.5),
+        RelativePerf(window="6M", start=date(2023, 11, 10), stock_pct=86.0, etf_pct=14.9, alpha_pp=71.1),
     ]
     a = alpha_signal(rel, "XLK")
     assert a is not None and a.score == 1.5 and "XLK" in a.text and "+25.5 pp" in a.text

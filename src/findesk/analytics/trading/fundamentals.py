@@ -59,7 +59,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from findesk.analytics import key_figures
 from findesk.analytics.key_figures import days, period_kind
-from findesk.analytics.trading.sector_etf import WindowReturn
+from findesk.analytics.trading.sector_etf import RelativePerf
 from findesk.analytics.trading.signals import Signal
 from findesk.data.models import Fact
 from findesk.data.models.fundamentals import FundamentalQuarter
@@ -112,8 +112,8 @@ class Quarter(Model):
     notes: list[str] = Field(default_factory=list)  # how derived values were obtained
 
 
-class TtmFigures(Model):
-    """One TTM point: the same fields as the desk's ``TtmPoint`` (the role copies them)."""
+class TtmPoint(Model):
+    """One TTM point (``agents.roles.trading.models`` re-exports it for the fundamentals report)."""
 
     quarter_end: date
     filed: date | None = None
@@ -129,7 +129,7 @@ class TtmFigures(Model):
 
 class Trends(Model):
     source: Source
-    points: list[TtmFigures]  # newest first
+    points: list[TtmPoint]  # newest first
     quarters_used: list[date]  # quarter ends feeding the points, newest first
     growth_change_pp: float | None = None  # latest TTM growth minus the previous quarter's
     operating_margin_change_pp: float | None = None  # latest TTM operating margin minus 4 quarters earlier
@@ -326,7 +326,7 @@ def _pct(top: float | None, bottom: float | None) -> float | None:
     return None if top is None or bottom is None or bottom <= 0 else top / bottom * 100
 
 
-def _point(quarters: Sequence[Quarter], i: int) -> TtmFigures | None:
+def _point(quarters: Sequence[Quarter], i: int) -> TtmPoint | None:
     window = quarters[i : i + 4]
     if len(window) < 4 or not _consecutive(window):
         return None
@@ -347,7 +347,7 @@ def _point(quarters: Sequence[Quarter], i: int) -> TtmFigures | None:
     de = None
     if window[0].debt is not None and equity_now is not None and equity_now > 0:
         de = window[0].debt / equity_now
-    return TtmFigures(
+    return TtmPoint(
         quarter_end=window[0].end,
         filed=max((q.filed for q in window if q.filed), default=None),
         revenue_ttm=revenue,
@@ -360,12 +360,12 @@ def _point(quarters: Sequence[Quarter], i: int) -> TtmFigures | None:
     )
 
 
-def _year_earlier(points: Sequence[TtmFigures], point: TtmFigures) -> TtmFigures | None:
+def _year_earlier(points: Sequence[TtmPoint], point: TtmPoint) -> TtmPoint | None:
     target = point.quarter_end - timedelta(days=365)
     return next((p for p in points if abs((p.quarter_end - target).days) <= 20), None)
 
 
-def _missing(source: Source, latest: TtmFigures, quarters: Sequence[Quarter]) -> list[str]:
+def _missing(source: Source, latest: TtmPoint, quarters: Sequence[Quarter]) -> list[str]:
     why: list[str] = []
     if latest.revenue_growth_yoy_pct is None:
         why.append("revenue growth: no TTM point 4 quarters earlier (8 consecutive quarters needed)")
@@ -395,7 +395,7 @@ def ttm_trends(quarters: Sequence[Quarter], source: Source, max_points: int = MA
     ordered = sorted(quarters, key=lambda q: q.end, reverse=True)
     raw = [(i, p) for i in range(len(ordered)) if (p := _point(ordered, i)) is not None]
     all_points = [p for _, p in raw]
-    points: list[TtmFigures] = []
+    points: list[TtmPoint] = []
     used: set[int] = set()
     for i, p in raw[:max_points]:
         used |= set(range(i, min(i + 5, len(ordered))))  # the window and the balance sheet before it
@@ -584,7 +584,7 @@ def valuation_signal(gap: ValuationGap | None) -> Signal | None:
     return _sig("valuation_vs_peers", text, score, 0.75)
 
 
-def alpha_signal(relative: Sequence[WindowReturn], etf: str) -> Signal | None:
+def alpha_signal(relative: Sequence[RelativePerf], etf: str) -> Signal | None:
     by = {r.window: r for r in relative}
     three = by.get("3M")
     if three is None:
@@ -603,7 +603,7 @@ def alpha_signal(relative: Sequence[WindowReturn], etf: str) -> Signal | None:
 def fundamental_signals(
     trends: Trends | None,
     gap: ValuationGap | None,
-    relative: Sequence[WindowReturn],
+    relative: Sequence[RelativePerf],
     etf: str | None,
 ) -> list[Signal]:
     """Every signal the inputs support, in a fixed order (trends, valuation, alpha)."""

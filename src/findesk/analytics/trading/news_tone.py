@@ -22,7 +22,7 @@ Rules:
   - ``news.insider``, only when insider figures are known: more buys than sells +1.0, more sells
     than buys -0.5 (insiders sell for many reasons, they buy for one), equal 0; weight 0.5. Unknown
     (no source): no signal, never a 0 standing for "no insider activity".
-- Analytics sits below the agents, so signals are ``SignalDraft`` (id, text, score, weight); the role
+- Analytics sits below the agents, so signals are ``Signal`` (id, text, score, weight); the role
   turns them into the report's ``Signal``.
 """
 
@@ -32,9 +32,10 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from findesk.analytics.post_text import words
+from findesk.analytics.trading.signals import Signal
 
 FULL_WEIGHT_HEADLINES = 5
 Lexicon = Literal["company", "macro"]
@@ -149,17 +150,6 @@ BRANDS: dict[str, tuple[str, ...]] = {
 }
 
 
-class SignalDraft(BaseModel):
-    """A scored observation as analytics computes it; the role makes it a report ``Signal``."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    id: str
-    text: str
-    score: float = Field(ge=-2.0, le=2.0)
-    weight: float = Field(ge=0.0, le=3.0)
-
-
 class ToneTally(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -251,14 +241,15 @@ def news_signals(
     insider: InsiderFigures | None,
     *,
     span: str = "",
-) -> list[SignalDraft]:
+) -> list[Signal]:
     """The news analyst's signals from the tones of the company and macro headlines and the insider
     figures (None when unknown); ``span`` (" published 2025-04-01..2025-05-01") goes into the texts."""
-    out: list[SignalDraft] = []
+    out: list[Signal] = []
     if company:
         t = tally(company)
         out.append(
-            SignalDraft(
+            Signal(
+                analyst="news",
                 id="news.company_tone",
                 text=_tone_text("company", t, span),
                 score=_clamp(2 * t.mean),
@@ -268,7 +259,8 @@ def news_signals(
     if global_news:
         t = tally(global_news)
         out.append(
-            SignalDraft(
+            Signal(
+                analyst="news",
                 id="news.global_tone",
                 text=_tone_text("macro", t, span),
                 score=_clamp(t.mean),
@@ -284,7 +276,8 @@ def news_signals(
             score, reading = 0.0, "insider buys and sells balance"
         net = "" if insider.net_shares is None else f", net {insider.net_shares:+,.0f} shares"
         out.append(
-            SignalDraft(
+            Signal(
+                analyst="news",
                 id="news.insider",
                 text=f"insiders: {insider.buys} buy(s), {insider.sells} sell(s){net}: {reading}",
                 score=score,

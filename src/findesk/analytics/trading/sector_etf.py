@@ -62,8 +62,8 @@ NASDAQ_SECTOR_ETF: dict[str, str] = {
 Closes = Sequence[tuple[date, float]]
 
 
-class WindowReturn(BaseModel):
-    """One window's returns; the same fields as the desk's ``RelativePerf`` (the role copies them)."""
+class RelativePerf(BaseModel):
+    """One window's returns vs the sector ETF (``agents.roles.trading.models`` re-exports it)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -110,7 +110,7 @@ def pct_change(start: float, end: float) -> float:
     return (end / start - 1.0) * 100.0
 
 
-def relative_performance(stock: Closes, etf: Closes, as_of: date) -> list[WindowReturn]:
+def relative_performance(stock: Closes, etf: Closes, as_of: date) -> list[RelativePerf]:
     """Stock and ETF returns and the alpha per window, ending at the stock's last session ≤ ``as_of``."""
     stock_s = sorted((d, c) for d, c in stock if d <= as_of and c > 0)
     etf_s = sorted((d, c) for d, c in etf if d <= as_of and c > 0)
@@ -120,7 +120,7 @@ def relative_performance(stock: Closes, etf: Closes, as_of: date) -> list[Window
     etf_at_end = close_at(etf_s, end_day)
     if etf_at_end is None:
         return []
-    out: list[WindowReturn] = []
+    out: list[RelativePerf] = []
     for window in WINDOWS:
         reach = window_start(window, end_day)
         s0, e0 = close_at(stock_s, reach), close_at(etf_s, reach)
@@ -129,7 +129,7 @@ def relative_performance(stock: Closes, etf: Closes, as_of: date) -> list[Window
         stock_pct = pct_change(s0[1], stock_end)
         etf_pct = pct_change(e0[1], etf_at_end[1])
         out.append(
-            WindowReturn(
+            RelativePerf(
                 window=window,
                 start=s0[0],
                 stock_pct=stock_pct,

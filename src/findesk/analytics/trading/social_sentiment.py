@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from findesk.analytics.pump_bot import score_posts
 from findesk.analytics.social_scope import exclusion
 from findesk.analytics.social_themes import post_tone
-from findesk.analytics.trading.news_tone import SignalDraft
+from findesk.analytics.trading.signals import Signal
 from findesk.data.models import SocialPost
 
 MIN_POSTS = 5
@@ -104,13 +104,14 @@ def _per_platform(counts: SentimentCounts) -> str:
     return f" ({', '.join(parts)})" if parts else ""
 
 
-def social_signals(counts: SentimentCounts, *, min_posts: int = MIN_POSTS) -> list[SignalDraft]:
+def social_signals(counts: SentimentCounts, *, min_posts: int = MIN_POSTS) -> list[Signal]:
     """The social analyst's signals (module rules); every text opens with UNVERIFIED."""
-    out: list[SignalDraft] = []
+    out: list[Signal] = []
     balance = counts.balance
     if counts.counted < min_posts or balance is None:
         out.append(
-            SignalDraft(
+            Signal(
+                analyst="social",
                 id="social.sentiment",
                 text=(
                     f"UNVERIFIED: {counts.counted} post(s) about the company counted, fewer than the "
@@ -122,7 +123,8 @@ def social_signals(counts: SentimentCounts, *, min_posts: int = MIN_POSTS) -> li
         )
     else:
         out.append(
-            SignalDraft(
+            Signal(
+                analyst="social",
                 id="social.sentiment",
                 text=(
                     f"UNVERIFIED: {counts.counted} post(s) counted{_per_platform(counts)}: "
@@ -136,7 +138,8 @@ def social_signals(counts: SentimentCounts, *, min_posts: int = MIN_POSTS) -> li
     if counts.posts >= min_posts and counts.bot_flagged / counts.posts >= BOT_SHARE_CAUTION:
         share = 100 * counts.bot_flagged / counts.posts
         out.append(
-            SignalDraft(
+            Signal(
+                analyst="social",
                 id="social.bot_share",
                 text=(
                     f"UNVERIFIED: {counts.bot_flagged} of {counts.posts} posts ({share:.0f}%) flagged by "

@@ -35,11 +35,9 @@ from findesk.agents.roles.trading.inputs import AnalystInput
 from findesk.agents.roles.trading.models import (
     FundamentalsReport,
     PeerRank,
-    RelativePerf,
     Signal,
     Stance,
     Status,
-    TtmPoint,
 )
 from findesk.agents.runtime.model_loop import data_task
 from findesk.analytics.trading.fundamentals import RANK_METRICS, Trends, fundamental_signals
@@ -126,11 +124,11 @@ def compose(inputs: AnalystInput, outcomes: Outcomes) -> FundamentalsReport:
     etf = alpha.etf if alpha else None
     relative = list(alpha.relative) if alpha else []
     report: dict[str, Any] = {
-        "ttm": [TtmPoint.model_validate(p.model_dump()) for p in t.points] if t else [],
+        "ttm": list(t.points) if t else [],
         "valuation": dict(trends.valuation) if trends else {},
         "peer_rank": _peer_rank(alpha),
         "sector_etf": etf,
-        "relative": [RelativePerf.model_validate(r.model_dump()) for r in relative],
+        "relative": relative,
         "sources": sources,
         "warnings": warnings,
     }

@@ -17,9 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 from findesk.agents.role import Caps, DeterministicPolicy, Outcomes, Role
-from findesk.agents.roles.trading.inputs import ManagerInput
+from findesk.agents.roles.trading.inputs import ManagerInput, turns_payload, view_payload, view_signals
 from findesk.agents.roles.trading.models import InvestmentDecision, Signal
-from findesk.agents.roles.trading.researchers import turns_payload, view_payload, view_signals
 from findesk.agents.runtime.model_loop import data_task
 from findesk.analytics.trading.params import DecisionParams
 from findesk.analytics.trading.scoring import ManagerCall, manager_call, notches, strength

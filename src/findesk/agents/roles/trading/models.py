@@ -14,14 +14,17 @@ Rules:
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from findesk.analytics.trading.fundamentals import TtmPoint as TtmPoint
+
 # Defined in analytics (the pure functions and the tools build them, and may not import agents);
 # re-exported here so every role reads one set of models.
 from findesk.analytics.trading.regime import Regime as Regime
+from findesk.analytics.trading.sector_etf import RelativePerf as RelativePerf
 from findesk.analytics.trading.signals import Signal as Signal
 from findesk.analytics.trading.technicals import Technicals as Technicals
 
@@ -79,32 +82,11 @@ class MarketReport(AnalystReport):
 # --- fundamentals analyst ---------------------------------------------------------------------------
 
 
-class TtmPoint(_Model):
-    quarter_end: date
-    filed: date | None = None  # when the quarter's figures became known
-    revenue_ttm: float | None = None
-    revenue_growth_yoy_pct: float | None = None
-    net_income_ttm: float | None = None
-    operating_margin_pct: float | None = None
-    net_margin_pct: float | None = None
-    roe_pct: float | None = None
-    debt_to_equity: float | None = None
-    fcf_ttm: float | None = None
-
-
 class PeerRank(_Model):
     sub_industry: str
     peers: int  # members ranked, the company included
     ranks: dict[str, int] = Field(default_factory=dict)  # metric -> 1-based rank (1 = best)
     basis: str  # what was ranked, from which source and date
-
-
-class RelativePerf(_Model):
-    window: Window
-    start: date
-    stock_pct: float
-    etf_pct: float
-    alpha_pp: float
 
 
 class FundamentalsReport(AnalystReport):

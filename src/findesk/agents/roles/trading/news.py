@@ -36,7 +36,7 @@ from findesk.agents.role import (
     outcome_value,
 )
 from findesk.agents.roles.trading.inputs import AnalystInput
-from findesk.agents.roles.trading.models import Headline, InsiderActivity, NewsReport, Signal, Stance, Status
+from findesk.agents.roles.trading.models import Headline, InsiderActivity, NewsReport, Stance, Status
 from findesk.agents.runtime.model_loop import data_task
 from findesk.analytics.trading.news_tone import (
     InsiderFigures,
@@ -242,7 +242,7 @@ def compose(inputs: AnalystInput, outcomes: Outcomes) -> NewsReport:
     )
     span = f" published {start}..{inputs.date.isoformat()}"
     drafts = news_signals([h.tone for h in company], [h.tone for h in global_news], figures, span=span)
-    signals = [Signal(analyst="news", **d.model_dump()) for d in drafts]
+    signals = list(drafts)
     score = round(weighted_score([(s.score, s.weight) for s in signals]), 2)
     stance: Stance = stance_of(score, inputs.params.stance.band)  # type: ignore[assignment]
     return NewsReport(

@@ -18,70 +18,21 @@ from __future__ import annotations
 from typing import Any
 
 from findesk.agents.role import Caps, DeterministicPolicy, Outcomes, Role
-from findesk.agents.roles.trading.inputs import DebateInput, DeskView, TurnDigest
+from findesk.agents.roles.trading.inputs import (
+    DebateInput,
+    TurnDigest,
+    held_turn,
+    signal_payload,
+    turns_payload,
+    view_payload,
+    view_signals,
+)
 from findesk.agents.roles.trading.models import DebateTurn, InvestSide, Signal
 from findesk.agents.runtime.model_loop import data_task
 from findesk.analytics.trading.scoring import debate_turn, side_signals
 
 EXTRA_EVIDENCE = 6  # the side's further signals (beyond the view's strongest) a model is shown
 _OTHER: dict[InvestSide, InvestSide] = {"bull": "bear", "bear": "bull"}
-
-
-# --- payload helpers shared by the desk's roles (compact JSON: the context budget is kept here) -----
-
-
-def signal_payload(s: Signal) -> dict[str, Any]:
-    return {"id": s.id, "text": s.text, "score": s.score, "weight": s.weight}
-
-
-def view_payload(view: DeskView, *, tops: bool = True) -> dict[str, Any]:
-    """The desk view as a model reads it: the company, each analyst's stance (and strongest signals,
-    unless ``tops`` is False: the trader and the risk roles size, they do not argue the evidence), the
-    regime and the few market figures the plan is sized from. A summary only says why data is missing."""
-    analysts: dict[str, Any] = {}
-    for name, a in view.analysts.items():
-        entry: dict[str, Any] = {"status": a.status, "score": a.score, "stance": a.stance}
-        if tops:
-            entry["top"] = [signal_payload(s) for s in a.top]
-        if a.status != "ok" and a.summary:
-            entry["note"] = a.summary
-        analysts[name] = entry
-    market = {
-        k: v
-        for k, v in {
-            "regime": view.regime,
-            "close": view.close,
-            "atr": view.atr_14,
-            "atr_pct": view.atr_pct,
-            "session": view.session.isoformat() if view.session else None,
-        }.items()
-        if v is not None
-    }
-    return {
-        "company": {"ticker": view.identity.ticker, "name": view.identity.name},
-        "date": view.date.isoformat(),
-        "analysts": analysts,
-        "market": market,
-    }
-
-
-def turns_payload(history: list[TurnDigest]) -> list[dict[str, Any]]:
-    return [t.model_dump(mode="json", exclude_none=True, exclude_defaults=True) for t in history]
-
-
-def view_signals(view: DeskView) -> list[Signal]:
-    """The signals the desk view carries (each analyst's strongest)."""
-    return [s for a in view.analysts.values() for s in a.top]
-
-
-def held_turn(out: DebateTurn, basis: DebateTurn, known: set[str], answerable: set[str]) -> DebateTurn:
-    """A model's turn held to code: only citations of ``known`` ids are kept (none left → the code's turn),
-    a rebuttal only of an ``answerable`` id, and the code's side, round, score and proposal."""
-    cites = [c for c in dict.fromkeys(out.cites) if c in known]
-    if not cites or not out.argument.strip():
-        return basis
-    rebuts = out.rebuts if out.rebuts is not None and out.rebuts in answerable else basis.rebuts
-    return basis.model_copy(update={"argument": out.argument.strip(), "cites": cites, "rebuts": rebuts})
 
 
 # --- the researchers --------------------------------------------------------------------------------

@@ -17,15 +17,16 @@ from __future__ import annotations
 from typing import Any
 
 from findesk.agents.role import Caps, DeterministicPolicy, Outcomes, Role
-from findesk.agents.roles.trading.inputs import RiskInput, TurnDigest
-from findesk.agents.roles.trading.models import DebateTurn, RiskSide, Signal
-from findesk.agents.roles.trading.researchers import (
+from findesk.agents.roles.trading.inputs import (
+    RiskInput,
+    TurnDigest,
     held_turn,
     signal_payload,
     turns_payload,
     view_payload,
     view_signals,
 )
+from findesk.agents.roles.trading.models import DebateTurn, RiskSide, Signal
 from findesk.agents.runtime.model_loop import data_task
 from findesk.analytics.trading.scoring import cited_score, risk_proposal, side_signals
 

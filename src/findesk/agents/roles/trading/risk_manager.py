@@ -20,9 +20,8 @@ from __future__ import annotations
 from typing import Any, get_args
 
 from findesk.agents.role import Caps, DeterministicPolicy, Outcomes, Role
-from findesk.agents.roles.trading.inputs import RiskManagerInput
+from findesk.agents.roles.trading.inputs import RiskManagerInput, turns_payload, view_payload
 from findesk.agents.roles.trading.models import FinalDecision, FinalRating, TradePlan
-from findesk.agents.roles.trading.researchers import turns_payload, view_payload
 from findesk.agents.runtime.model_loop import data_task
 from findesk.analytics.trading.scoring import FinalFigures, direction_for, final_figures, r2, risk_cap
 

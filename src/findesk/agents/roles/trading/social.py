@@ -33,7 +33,7 @@ from findesk.agents.role import (
     outcome_value,
 )
 from findesk.agents.roles.trading.inputs import AnalystInput
-from findesk.agents.roles.trading.models import Signal, SocialReport, Stance, Status
+from findesk.agents.roles.trading.models import SocialReport, Stance, Status
 from findesk.agents.runtime.model_loop import data_task
 from findesk.analytics.trading.news_tone import company_aliases
 from findesk.analytics.trading.params import stance_of, weighted_score
@@ -126,7 +126,7 @@ def compose(inputs: AnalystInput, outcomes: Outcomes) -> SocialReport:
         posts.extend(kept)
     aliases = company_aliases(inputs.identity.ticker, inputs.identity.name)
     counts = count_sentiment(posts, inputs.identity.ticker, as_of=inputs.date, aliases=aliases)
-    signals = [Signal(analyst="social", **d.model_dump()) for d in social_signals(counts)]
+    signals = social_signals(counts)
     score = round(weighted_score([(s.score, s.weight) for s in signals]), 2)
     stance: Stance = stance_of(score, inputs.params.stance.band)  # type: ignore[assignment]
     status: Status = "no_data" if not platforms else "ok" if len(platforms) == len(PLATFORMS) else "partial"

@@ -15,9 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from findesk.agents.role import Caps, DeterministicPolicy, Outcomes, Role
-from findesk.agents.roles.trading.inputs import CLAIM_CHARS, TraderInput
+from findesk.agents.roles.trading.inputs import CLAIM_CHARS, TraderInput, view_payload
 from findesk.agents.roles.trading.models import TradePlan
-from findesk.agents.roles.trading.researchers import view_payload
 from findesk.agents.runtime.model_loop import data_task
 from findesk.analytics.trading.scoring import PlanFigures, plan_figures
 
