@@ -22,24 +22,22 @@ Rules:
 from __future__ import annotations
 
 import json
-import threading
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from findesk.core.result import Err, ErrorCode, Ok, Result
+from findesk.knowledge.memory.lazy_tables import LazyTables
 from findesk.knowledge.memory.models import MAX_ID_CHARS, check_user, clean_text
 from findesk.knowledge.memory.schema import decision_schema
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine, RowMapping
+    from sqlalchemy import MetaData, RowMapping
 
     from findesk.core.config import Settings
-    from findesk.core.storage import OpenStore
     from findesk.knowledge.memory.store import MemoryStore
 
-_WHAT = "decision log"
 ROLES: tuple[str, ...] = ("bull", "bear", "trader", "research_manager", "risk_manager")
 MemoryRating = Literal["BUY", "OVERWEIGHT", "HOLD", "UNDERWEIGHT", "SELL", "REVIEW"]
 MemoryDirection = Literal["long", "short", "flat"]
@@ -147,15 +145,10 @@ class Reflection(BaseModel):
         )
 
 
-class DecisionLog:
+class DecisionLog(LazyTables):
     """Logged decisions and reflections of every user. ``DecisionLog(url)`` connects nothing."""
 
-    def __init__(self, url: str, *, read_only: bool = False, busy_timeout_s: float = 10.0) -> None:
-        self.url = url
-        self.read_only = read_only
-        self.busy_timeout_s = busy_timeout_s
-        self._opened: OpenStore | None = None
-        self._lock = threading.Lock()
+    what = "decision log"
 
     @classmethod
     def of(cls, store: MemoryStore) -> DecisionLog:
@@ -166,51 +159,8 @@ class DecisionLog:
     def from_settings(cls, settings: Settings, *, read_only: bool = False) -> DecisionLog:
         return cls(settings.resolved_audit_url(), read_only=read_only)
 
-    @property
-    def location(self) -> str:
-        return self._opened.location if self._opened is not None else self.url
-
-    def close(self) -> None:
-        """Release the database connections. Idempotent."""
-        with self._lock:
-            opened, self._opened = self._opened, None
-        if opened is not None:
-            if opened.writer is not None:
-                opened.writer.dispose()
-            opened.reader.dispose()
-
-    def _open(self) -> Result[OpenStore]:
-        with self._lock:
-            if self._opened is None:
-                from findesk.core.storage import open_store
-
-                opened = open_store(
-                    self.url,
-                    what=_WHAT,
-                    metadata=decision_schema().metadata,
-                    read_only=self.read_only,
-                    busy_timeout_s=self.busy_timeout_s,
-                )
-                if isinstance(opened, Err):
-                    return opened
-                self._opened = opened.value
-            return Ok(self._opened)
-
-    def _reader(self) -> Result[Engine | None]:
-        """The reading engine; None for a read-only log whose tables do not exist yet (nothing logged)."""
-        opened = self._open()
-        if isinstance(opened, Err):
-            return Ok(None) if self.read_only and opened.code is ErrorCode.NOT_FOUND else opened
-        return Ok(opened.value.reader)
-
-    def _writer(self) -> Result[Engine]:
-        if self.read_only:
-            raise RuntimeError(f"the {_WHAT} {self.url} was opened read-only")
-        opened = self._open()
-        if isinstance(opened, Err):
-            return opened
-        assert opened.value.writer is not None  # opened for writing
-        return Ok(opened.value.writer)
+    def _metadata(self) -> MetaData:
+        return decision_schema().metadata
 
     # ---- decisions ----
 

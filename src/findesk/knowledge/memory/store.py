@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import json
 import secrets
-import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.knowledge.memory.facts import vet
+from findesk.knowledge.memory.lazy_tables import LazyTables
 from findesk.knowledge.memory.models import (
     MAX_FACTS_PER_USER,
     MAX_SESSIONS_PER_USER,
@@ -42,76 +42,26 @@ from findesk.knowledge.memory.models import (
 from findesk.knowledge.memory.schema import schema
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine, RowMapping
+    from sqlalchemy import MetaData, RowMapping
 
     from findesk.core.config import Settings
-    from findesk.core.storage import OpenStore
 
-_WHAT = "memory store"
 _FACT_ID_BYTES = 6
 DEFAULT_TURNS = 10
 
 
-class MemoryStore:
+class MemoryStore(LazyTables):
     """Sessions and facts of every user. ``MemoryStore(url)`` connects nothing; ``close`` when done."""
 
-    def __init__(self, url: str, *, read_only: bool = False, busy_timeout_s: float = 10.0) -> None:
-        self.url = url
-        self.read_only = read_only
-        self.busy_timeout_s = busy_timeout_s
-        self._opened: OpenStore | None = None
-        self._lock = threading.Lock()
+    what = "memory store"
 
     @classmethod
     def from_settings(cls, settings: Settings, *, read_only: bool = False) -> MemoryStore:
         """The memory store in the state database (the audit log's URL)."""
         return cls(settings.resolved_audit_url(), read_only=read_only)
 
-    @property
-    def location(self) -> str:
-        return self._opened.location if self._opened is not None else self.url
-
-    def close(self) -> None:
-        """Release the database connections. Idempotent."""
-        with self._lock:
-            opened, self._opened = self._opened, None
-        if opened is not None:
-            if opened.writer is not None:
-                opened.writer.dispose()
-            opened.reader.dispose()
-
-    def _open(self) -> Result[OpenStore]:
-        with self._lock:
-            if self._opened is None:
-                from findesk.core.storage import open_store
-
-                opened = open_store(
-                    self.url,
-                    what=_WHAT,
-                    metadata=schema().metadata,
-                    read_only=self.read_only,
-                    busy_timeout_s=self.busy_timeout_s,
-                )
-                if isinstance(opened, Err):
-                    return opened
-                self._opened = opened.value
-            return Ok(self._opened)
-
-    def _reader(self) -> Result[Engine | None]:
-        """The reading engine; None for a read-only store whose database does not exist yet."""
-        opened = self._open()
-        if isinstance(opened, Err):
-            return Ok(None) if self.read_only and opened.code is ErrorCode.NOT_FOUND else opened
-        return Ok(opened.value.reader)
-
-    def _writer(self) -> Result[Engine]:
-        if self.read_only:
-            raise RuntimeError(f"the {_WHAT} {self.url} was opened read-only")
-        opened = self._open()
-        if isinstance(opened, Err):
-            return opened
-        assert opened.value.writer is not None  # opened for writing
-        return Ok(opened.value.writer)
+    def _metadata(self) -> MetaData:
+        return schema().metadata
 
     # ---- sessions ----
 
