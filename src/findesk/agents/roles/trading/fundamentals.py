@@ -31,7 +31,7 @@ from findesk.agents.role import (
     outcome_error,
     outcome_value,
 )
-from findesk.agents.roles.trading.inputs import AnalystInput
+from findesk.agents.roles.trading.inputs import AnalystInput, summary_only
 from findesk.agents.roles.trading.models import (
     FundamentalsReport,
     PeerRank,
@@ -161,9 +161,8 @@ def compose(inputs: AnalystInput, outcomes: Outcomes) -> FundamentalsReport:
 def normalize(
     out: FundamentalsReport, _inputs: AnalystInput, basis: FundamentalsReport
 ) -> FundamentalsReport:
-    """A model's report held to code: only its summary is kept (an empty one keeps code's)."""
-    summary = out.summary.strip()
-    return basis.model_copy(update={"summary": summary}) if summary else basis
+    """A model's report held to code: only its summary is kept (``inputs.summary_only``)."""
+    return summary_only(out, basis)
 
 
 SYSTEM_PROMPT = (

@@ -27,7 +27,7 @@ from findesk.agents.role import (
     outcome_error,
     outcome_value,
 )
-from findesk.agents.roles.trading.inputs import AnalystInput
+from findesk.agents.roles.trading.inputs import AnalystInput, summary_only
 from findesk.agents.roles.trading.models import MarketReport, Regime, Signal, Stance, Status
 from findesk.agents.runtime.model_loop import data_task
 from findesk.analytics.trading.params import stance_of, weighted_score
@@ -35,8 +35,6 @@ from findesk.analytics.trading.regime import regime_signal
 from findesk.analytics.trading.technicals import technical_signals
 from findesk.data.router import DO_NOT_ESTIMATE
 from findesk.tools.trading_market import RegimeResult, TechnicalsResult
-
-SUMMARY_CHARS = 1_200
 
 
 def _failure(outcomes: Outcomes, key: str) -> str:
@@ -131,11 +129,8 @@ def compose(inputs: AnalystInput, outcomes: Outcomes) -> MarketReport:
 
 
 def normalize(out: MarketReport, _inputs: AnalystInput, basis: MarketReport) -> MarketReport:
-    """A model's report held to the code's: only its summary is kept (clipped to ``SUMMARY_CHARS``);
-    every number, signal, score, stance, the regime, status, sources and warnings are the code's
-    (``basis``: ``compose`` over the same tool results). An empty summary keeps the code's."""
-    said = out.summary.strip()[:SUMMARY_CHARS]
-    return basis.model_copy(update={"summary": said or basis.summary})
+    """A model's report held to the code's: only its summary is kept (``inputs.summary_only``)."""
+    return summary_only(out, basis)
 
 
 SYSTEM_PROMPT = (

@@ -35,7 +35,7 @@ from findesk.agents.role import (
     outcome_error,
     outcome_value,
 )
-from findesk.agents.roles.trading.inputs import AnalystInput
+from findesk.agents.roles.trading.inputs import AnalystInput, summary_only
 from findesk.agents.roles.trading.models import Headline, InsiderActivity, NewsReport, Stance, Status
 from findesk.agents.runtime.model_loop import data_task
 from findesk.analytics.trading.news_tone import (
@@ -260,10 +260,8 @@ def compose(inputs: AnalystInput, outcomes: Outcomes) -> NewsReport:
 
 
 def normalize(out: NewsReport, _inputs: AnalystInput, basis: NewsReport) -> NewsReport:
-    """A model's report held to code's: the model writes only the summary; headlines, signals, score,
-    stance, status, insider, sources and warnings are the composer's (``basis``)."""
-    summary = out.summary.strip()
-    return basis.model_copy(update={"summary": summary or basis.summary})
+    """A model's report held to code's: only its summary is kept (``inputs.summary_only``)."""
+    return summary_only(out, basis)
 
 
 SYSTEM_PROMPT = (

@@ -32,7 +32,7 @@ from findesk.agents.role import (
     outcome_error,
     outcome_value,
 )
-from findesk.agents.roles.trading.inputs import AnalystInput
+from findesk.agents.roles.trading.inputs import AnalystInput, summary_only
 from findesk.agents.roles.trading.models import SocialReport, Stance, Status
 from findesk.agents.runtime.model_loop import data_task
 from findesk.analytics.trading.news_tone import company_aliases
@@ -147,12 +147,9 @@ def compose(inputs: AnalystInput, outcomes: Outcomes) -> SocialReport:
 
 
 def normalize(out: SocialReport, _inputs: AnalystInput, basis: SocialReport) -> SocialReport:
-    """A model's report held to code's: only the summary is the model's, and it opens with the
-    UNVERIFIED label; counts, signals, score, stance, status, sources and warnings are ``basis``."""
-    summary = out.summary.strip() or basis.summary
-    if not summary.startswith("UNVERIFIED"):
-        summary = f"{LABEL}: {summary}"
-    return basis.model_copy(update={"summary": summary})
+    """A model's report held to code's: only its summary is kept, and it opens with the UNVERIFIED
+    label (``inputs.summary_only``)."""
+    return summary_only(out, basis, label=LABEL)
 
 
 SYSTEM_PROMPT = (
