@@ -93,3 +93,21 @@ def test_a_model_asking_for_review_stays_review_even_with_an_untraced_figure(
     report = run_trade(trade_settings, trade_tools, INPUTS, mode="model", models=resolve).ok
     assert report.final_decision.rating == "REVIEW"
     assert any(u.text.startswith("97.31") for u in report.guard.untraced_numbers)
+
+
+def test_the_run_token_cap_stops_the_models_and_code_finishes_the_desk(
+    trade_settings: Settings, trade_tools: ToolContext
+) -> None:
+    capped = trade_settings.model_copy(
+        update={"llm": trade_settings.llm.model_copy(update={"run_token_limit": 5_000})}
+    )
+    resolve, _ = trade_models()
+    report = run_trade(capped, trade_tools, INPUTS, mode="model", models=resolve).ok
+    # the analysts' first calls (about 3k tokens each) took the ledger over its cap; every role after
+    # that stopped before calling its model and fell back to code, with a warning
+    assert 1 <= report.model_calls <= 4
+    fell_back = {a.name for a in report.agents if a.fell_back}
+    assert {"trade_bull", "trade_bear", "trade_research_manager", "trade_risk_manager"} <= fell_back
+    assert report.input_tokens + report.output_tokens > 5_000
+    assert any("token budget reached" in w for w in report.warnings), report.warnings
+    assert report.final_decision.rating in {"BUY", "OVERWEIGHT", "HOLD", "UNDERWEIGHT", "SELL"}
