@@ -2,8 +2,11 @@
 
 Rules:
 - ``get_insider_transactions`` answers with the insider buys and sells (SEC Form 4) of a company over
-  a window ending at the run's as-of date. No source for them exists yet: the offline snapshot holds
-  no Form 4 transaction tables and no live vendor is configured, so it returns ``no_data`` with a
+  a window ending at the run's as-of date. No source of the transactions themselves exists yet (the
+  offline snapshot holds no Form 4 contents and no live vendor is configured). What the data layer does
+  know is the company's filing list (SEC submissions): the Form 4 filings filed in the window, each
+  with its date and EDGAR link, are returned with ``detail = "filings_only"`` and buys, sells and net
+  shares unknown (None). A company whose filing list holds no Form 4 at all is ``no_data`` with a
   one-line reason. Unknown is never reported as "no insider activity" (0 buys, 0 sells).
 - Shaped for a vendor: the arguments and the result model (transactions, buys, sells, net shares)
   are what a Form 4 source fills; adding one changes ``_insider`` only.
@@ -11,16 +14,17 @@ Rules:
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from findesk.core.result import Err, ErrorCode, Result
+from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.tools.args import POINT_IN_TIME, QUOTE_RULE, Ticker, ToolArgs
 from findesk.tools.base import Tool, ToolContext
 
 DEFAULT_DAYS = 90
+MAX_FILINGS = 2_000  # the whole recent filing list of a busy company (NVDA: 580 Form 4s since 2019)
 
 
 class InsiderArgs(ToolArgs):
@@ -43,21 +47,33 @@ class InsiderTransaction(BaseModel):
     source: str  # the filing's URL or accession number
 
 
+class Form4Filing(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    filed: date
+    accession_number: str | None = None
+    url: str | None = None
+
+
 class InsiderTransactions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     symbol: str
     since: date
     until: date
+    # "transactions": what each Form 4 reports; "filings_only": only that Form 4s were filed, and when
+    detail: Literal["transactions", "filings_only"]
+    filings: list[Form4Filing] = Field(default_factory=list)  # newest first
     transactions: list[InsiderTransaction] = Field(default_factory=list)
-    buys: int
-    sells: int
-    net_shares: float  # shares bought minus shares sold in open-market trades
+    buys: int | None = None  # None: unknown (the filings' contents are not in this data)
+    sells: int | None = None
+    net_shares: float | None = None  # shares bought minus shares sold in open-market trades
+    source: str | None = None
 
 
 def no_source_reason(mode: str, symbol: str) -> str:
     where = (
-        "the offline snapshot holds no insider-transaction (SEC Form 4) data"
+        f"the offline snapshot holds no insider-transaction (SEC Form 4) filing of {symbol}"
         if mode == "snapshot"
         else "no insider-transaction (SEC Form 4) vendor is configured"
     )
@@ -65,16 +81,43 @@ def no_source_reason(mode: str, symbol: str) -> str:
 
 
 async def _insider(args: InsiderArgs, ctx: ToolContext) -> Result[InsiderTransactions]:
-    # a Form 4 vendor plugs in here: ctx.router.insider_transactions(symbol, since, ctx.as_of) over
-    # since = ctx.as_of - timedelta(days=args.days), filtered to filings on or before ctx.as_of
-    return Err(ErrorCode.NO_DATA, no_source_reason(ctx.context.mode, args.symbol))
+    # a Form 4 transactions vendor plugs in here (ctx.router.insider_transactions(symbol, since, as_of));
+    # until then the filing list says how many Form 4s were filed in the window, not what they report
+    since = ctx.as_of - timedelta(days=args.days)
+    listed = await ctx.router.filings(args.symbol, ctx.as_of, frozenset({"4"}), MAX_FILINGS)
+    known = listed.value if isinstance(listed, Ok) else []
+    if not known:  # no Form 4 in the company's filing list at all: no source, not "no insider activity"
+        return Err(ErrorCode.NO_DATA, no_source_reason(ctx.context.mode, args.symbol))
+    window = [f for f in known if since <= f.filing_date <= ctx.as_of]
+    window.sort(key=lambda f: f.filing_date, reverse=True)
+    return Ok(
+        InsiderTransactions(
+            symbol=args.symbol,
+            since=since,
+            until=ctx.as_of,
+            detail="filings_only",
+            filings=[
+                Form4Filing(filed=f.filing_date, accession_number=f.accession_number, url=f.url)
+                for f in window
+            ],
+            source=known[0].source.cite(),
+        )
+    )
 
 
 def summarize_insider(found: InsiderTransactions) -> str:
+    span = f"{found.since.isoformat()}..{found.until.isoformat()}"
+    if found.detail == "filings_only":
+        dates = ", ".join(f.filed.isoformat() for f in found.filings[:10]) or "none"
+        return (
+            f"{found.symbol}: {len(found.filings)} insider-transaction report(s) (SEC Form 4) filed {span} "
+            f"(filed: {dates}). Their contents are not in this data: insider buys, sells and net shares are "
+            f"unknown, not zero. Source: {found.source or 'SEC filing list'}"
+        )
+    net = "n/a" if found.net_shares is None else f"{found.net_shares:+,.0f}"
     return (
-        f"{found.symbol} insider transactions filed {found.since.isoformat()}..{found.until.isoformat()}: "
-        f"{found.buys} buy(s), {found.sells} sell(s), net {found.net_shares:+,.0f} shares "
-        f"({len(found.transactions)} transaction(s) in all)."
+        f"{found.symbol} insider transactions filed {span}: {found.buys} buy(s), {found.sells} sell(s), "
+        f"net {net} shares ({len(found.transactions)} transaction(s) in all)."
     )
 
 

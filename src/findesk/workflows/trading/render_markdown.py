@@ -186,6 +186,8 @@ def analyst_facts(a: AnalystReport) -> list[str]:
         ins = a.insider
         if ins.status == "no_data":
             out.append(f"insider transactions: no data — {printable(ins.reason or 'no source')}")
+        elif ins.buys is None or ins.sells is None:
+            out.append(f"insider transactions: {printable(ins.reason or 'buys and sells unknown')}")
         else:
             shares = f", net {number(ins.net_shares, 0)} shares" if finite(ins.net_shares) else ""
             out.append(f"insider transactions: {ins.buys:,} buys, {ins.sells:,} sells{shares}")

@@ -14,7 +14,7 @@ Rules:
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -111,10 +111,14 @@ class Headline(_Model):
 
 
 class InsiderActivity(_Model):
+    # ok: transactions known; partial: only the Form 4 filings are known (how many, when), not what
+    # they report; no_data: no source
     status: Status
-    reason: str | None = None  # why no data ("no insider-transaction source in this data mode")
-    buys: int = 0
-    sells: int = 0
+    reason: str | None = None  # why no (or partial) data
+    filings: int | None = None  # Form 4 filings in the window, when the filing list is known
+    last_filed: date | None = None
+    buys: int | None = None  # None: unknown, never 0
+    sells: int | None = None
     net_shares: float | None = None
 
 

@@ -53,6 +53,7 @@ from findesk.core.result import Err, ErrorCode
 from findesk.data.models import NewsItem
 from findesk.tools.news_search import NewsSearch
 from findesk.tools.summaries import clip
+from findesk.tools.trading_news import DEFAULT_DAYS as INSIDER_DAYS
 from findesk.tools.trading_news import InsiderTransactions
 
 WINDOW_DAYS = 30
@@ -135,7 +136,24 @@ def _insider(outcomes: Outcomes) -> InsiderActivity:
         else:
             reason = outcome_error(outcomes, "insider") or "no insider-transaction source"
         return InsiderActivity(status="no_data", reason=reason)
-    return InsiderActivity(status="ok", buys=found.buys, sells=found.sells, net_shares=found.net_shares)
+    if found.detail == "filings_only":
+        return InsiderActivity(
+            status="partial",
+            reason=(
+                f"{len(found.filings)} Form 4 filing(s) filed {found.since.isoformat()}.."
+                f"{found.until.isoformat()}; their contents are not in this data: buys and sells are "
+                "unknown, not zero"
+            ),
+            filings=len(found.filings),
+            last_filed=found.filings[0].filed if found.filings else None,
+        )
+    return InsiderActivity(
+        status="ok",
+        filings=len(found.filings) or None,
+        buys=found.buys,
+        sells=found.sells,
+        net_shares=found.net_shares,
+    )
 
 
 def _status(company: list[Headline], global_news: list[Headline], failed: bool) -> Status:
@@ -177,7 +195,12 @@ def _summary(
         parts.append(f"{g.headlines} macro headline(s), mean tone {_signed(g.mean)}.")
     else:
         parts.append("No macro headline was found.")
-    if insider.status != "ok":
+    if insider.status == "partial" and insider.filings is not None:
+        parts.append(
+            f"Insider transactions: {insider.filings} Form 4 filing(s) in the {INSIDER_DAYS} days, "
+            "contents unknown."
+        )
+    elif insider.status != "ok":
         parts.append("Insider transactions: no data.")
     parts.append(f"Stance {stance} (score {_signed(score)}); headlines are third-party reporting.")
     return " ".join(parts)
@@ -237,7 +260,7 @@ def compose(inputs: AnalystInput, outcomes: Outcomes) -> NewsReport:
         sources.append("get_insider_transactions")
     figures = (
         InsiderFigures(buys=insider.buys, sells=insider.sells, net_shares=insider.net_shares)
-        if insider.status == "ok"
+        if insider.status == "ok" and insider.buys is not None and insider.sells is not None
         else None
     )
     span = f" published {start}..{inputs.date.isoformat()}"
