@@ -10,7 +10,8 @@ Rules:
   report counts PII by kind and never holds a removed value.
 - ``prose`` guards model-written prose and shows the code-built fallback instead when the prose states a
   number the pool does not explain (every workflow's rule for a model's summary or answer); ``checked``
-  does the same for a whole typed output against its code-built basis.
+  does the same for a whole typed output against its code-built basis, and ``held`` says so in the
+  report's warnings.
 - ``model`` applies ``text`` to every string of a typed output (nested models and lists included),
   except fields that hold identifiers or links rather than prose (``IDENTIFIER_FIELDS``, and any value
   that is a URL); mappings are walked by value (their keys are identifiers): a single-agent run's
@@ -110,6 +111,25 @@ class OutputGuard:
         if basis is None or basis is value or basis == value or not caught:
             return shown, []
         return guard(basis), list(caught)
+
+    def held(
+        self,
+        key: str,
+        value: M,
+        basis: M | None,
+        warnings: list[str],
+        *,
+        part: Callable[[M], M] | None = None,
+    ) -> M:
+        """``checked``, saying in ``warnings`` (under ``key``, the output's name in the report) which
+        numbers a model stated that no tool gave when its output gave way to the code-built ``basis``."""
+        shown, caught = self.checked(value, basis, part=part)
+        if caught:
+            numbers = ", ".join(u.text for u in caught)
+            warnings.append(
+                f"{key}: the model stated numbers no tool gave ({numbers}); the code-built version is shown"
+            )
+        return shown
 
     def report(self) -> GuardReport:
         return GuardReport(

@@ -126,13 +126,7 @@ def _guarded(
             return guard.model(v)
         return guard.model(v.model_copy(update={"sources": []})).model_copy(update={"sources": v.sources})
 
-    shown, caught = guard.checked(value, basis.get(key) if model else None, part=part)
-    if caught:
-        numbers = ", ".join(u.text for u in caught)
-        warnings.append(
-            f"{key}: the model stated numbers no tool gave ({numbers}); the code-built version is shown"
-        )
-    return shown
+    return guard.held(key, value, basis.get(key) if model else None, warnings, part=part)
 
 
 def _assemble(state: Mapping[str, Any], scope: RunScope, _handler: StreamHandler | None) -> EtfWeeklyReport:

@@ -95,13 +95,7 @@ def _guarded(
         # a decision sent for review stays REVIEW whatever its reason says: the code-built decision
         # never replaces it (an untraced figure in the reason is still reported by the guard)
         return guard.model(value)
-    shown, caught = guard.checked(value, basis.get(key) if model else None)
-    if caught:
-        numbers = ", ".join(u.text for u in caught)
-        warnings.append(
-            f"{key}: the model stated numbers no tool gave ({numbers}); the code-built version is shown"
-        )
-    return shown
+    return guard.held(key, value, basis.get(key) if model else None, warnings)
 
 
 def _assemble(state: Mapping[str, Any], scope: RunScope, _handler: StreamHandler | None) -> TradeReport:
