@@ -91,3 +91,15 @@ def test_analysts_run_in_parallel(desk_runs: dict[str, TradeRun]) -> None:
 
 
 ANALYSTS = ("trade_market", "trade_fundamentals", "trade_news", "trade_social")
+
+
+def test_levels_without_an_as_traded_close_say_they_are_adjusted(
+    trade_settings: Settings, trade_tools: ToolContext
+) -> None:
+    # the snapshot's as-traded closes start in 2024: in 2023 NVDA's levels are the split-adjusted ones
+    # (about a tenth of what traded before its 10-for-1 split of June 2024), and the desk says so
+    report = run_trade(trade_settings, trade_tools, {"ticker": "NVDA", "date": "2023-06-01"}).ok
+    tech = report.market.technicals
+    assert tech is not None and tech.levels == "adjusted" and tech.close < 50
+    assert any("split- and dividend-adjusted" in w for w in report.market.warnings)
+    assert "split-adjusted level" in report.trader_plan.entry_basis

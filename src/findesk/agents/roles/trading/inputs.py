@@ -68,6 +68,7 @@ class DeskView(_Model):
     atr_14: float | None = None
     atr_pct: float | None = None
     session: dt.date | None = None
+    levels: str = "adjusted"  # "as_traded" when the close is what traded that day (``Technicals.levels``)
 
 
 class TurnDigest(_Model):
@@ -163,6 +164,7 @@ def desk_view(identity: Identity, day: dt.date, reports: dict[str, AnalystReport
         atr_14=tech.atr_14 if tech else None,
         atr_pct=tech.atr_pct if tech else None,
         session=tech.session if tech else None,
+        levels=tech.levels if tech else "adjusted",
     )
 
 

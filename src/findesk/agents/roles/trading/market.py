@@ -96,6 +96,12 @@ def compose(inputs: AnalystInput, outcomes: Outcomes) -> MarketReport:
     if tech is not None:
         signals += technical_signals(tech.technicals)
         sources.append(tech.source)
+        if tech.adjusted and tech.technicals.levels == "adjusted":
+            warnings.append(
+                f"price levels are split- and dividend-adjusted as recorded (no as-traded close for "
+                f"{tech.technicals.session.isoformat()} in this data): entry, stop and target may differ "
+                "from the prices that traded then; returns and indicators are unaffected"
+            )
         if tech.missing:
             warnings.append(
                 f"not computable from {tech.technicals.sessions} sessions: {', '.join(tech.missing)}"

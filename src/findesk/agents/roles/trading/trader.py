@@ -69,6 +69,8 @@ def compose(inputs: TraderInput, _outcomes: Outcomes) -> TradePlan:
         if f.entry is not None and v.session
         else ("last close" if f.entry is not None else "no close at or before the run's date")
     )
+    if f.entry is not None and v.levels != "as_traded":
+        basis += ", a split-adjusted level: not necessarily the price that traded then"
     return TradePlan(
         direction=f.direction,
         entry=f.entry,
