@@ -318,5 +318,19 @@ def regime_signal(r: Regime) -> Signal:
         text = f"macro regime unknown: {n} of 6 components could vote"
         return Signal(id="market.regime", analyst="market", text=text, score=0.0, weight=0.0)
     score = max(-2.0, min(2.0, r.score / 2.0))
-    text = f"macro regime {r.label} (score {r.score:+g} from {n} components): " + "; ".join(r.components)
+    text = f"macro regime {r.label} (score {r.score:+g} from {n} components): " + ", ".join(_votes(r))
     return Signal(id="market.regime", analyst="market", text=text, score=score, weight=1.0)
+
+
+def _votes(r: Regime) -> list[str]:
+    """Each vote in a few words with its figure (the whole line of each is in ``r.components``): the
+    signal is what every debater and manager reads and cites, so it is kept short."""
+    figure: dict[str, str | None] = {
+        "vix": None if r.vix is None else f"VIX {r.vix:.2f}",
+        "credit": None if r.hy_spread_pct is None else f"HY spread {r.hy_spread_pct:.2f}%",
+        "curve": None if r.curve_10y2y_pp is None else f"10y-2y {r.curve_10y2y_pp:+.2f} pp",
+        "breadth": None if r.breadth_pct is None else f"breadth {r.breadth_pct:.2f}%",
+        "rotation": None if r.rotation_pp is None else f"rotation {r.rotation_pp:+.2f} pp",
+        "trend": None if r.spy_vs_sma200_pct is None else f"SPY {r.spy_vs_sma200_pct:+.2f}% vs 200-day",
+    }
+    return [f"{figure.get(k) or k} ({_signed(v)})" for k, v in r.votes.items()]
