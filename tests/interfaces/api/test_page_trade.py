@@ -85,6 +85,10 @@ def test_a_desk_run_shows_reports_debates_turn_by_turn_and_the_decision(server: 
     tab.wait_for_selector("#final-decision", state="visible")
     assert rating in tab.inner_text("#final-decision")
     assert "NVIDIA CORP" in tab.inner_text("#report-header")
+    # the debate reads as a conversation: the bull's turns on the left, the bear's on the right
+    bull = tab.locator("#investment-debate li.turn-bull").first.bounding_box()
+    bear = tab.locator("#investment-debate li.turn-bear").first.bounding_box()
+    assert bull is not None and bear is not None and bear["x"] > bull["x"] + 50
     assert tab.evaluate("document.scripts.length") == 0
     tab.close()
     watch.clean()

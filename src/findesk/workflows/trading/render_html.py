@@ -82,9 +82,9 @@ article{border:1px solid #d8dde3;border-radius:6px;padding:8px 14px;margin:10px 
 .stance{font-weight:700}.stance-bullish{color:#17602d}.stance-bearish{color:#9b1c1c}.stance-neutral{color:#3d4652}
 ol.debate{list-style:none;padding:0}
 li.turn{border:1px solid #d8dde3;border-radius:6px;padding:6px 12px;margin:8px 0;max-width:78%}
-.turn-bull,.turn-aggressive{margin-right:auto;border-left:5px solid #17602d}
-.turn-bear,.turn-conservative{margin-left:auto;border-right:5px solid #9b1c1c}
-.turn-neutral{margin-left:auto;margin-right:auto;border-left:5px solid #8ea4bd}
+li.turn-bull,li.turn-aggressive{margin-right:auto;border-left:5px solid #17602d}
+li.turn-bear,li.turn-conservative{margin-left:auto;border-right:5px solid #9b1c1c}
+li.turn-neutral{margin-left:auto;margin-right:auto;border-left:5px solid #8ea4bd}
 .turn-head{font-weight:700;margin:0}.refs{font-size:.85em;color:#5b6675}
 code{font-size:.9em;background:#eceff3;padding:0 3px;border-radius:3px}
 .table-wrap{max-width:100%;overflow-x:auto}
