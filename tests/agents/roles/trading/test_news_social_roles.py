@@ -15,7 +15,7 @@ import pytest
 
 from findesk.agents.role import Role
 from findesk.agents.roles.trading import news, social
-from findesk.agents.roles.trading.inputs import AnalystInput
+from findesk.agents.roles.trading.inputs import WINDOW_DAYS, AnalystInput
 from findesk.agents.roles.trading.models import Identity, NewsReport, SocialReport
 from findesk.agents.runtime import AgentRuntime
 from findesk.core.config import Settings
@@ -69,7 +69,7 @@ def nvda_news(ctx: ToolContext) -> NewsReport:
 def test_news_on_a_day_with_news_reads_only_headlines_up_to_that_day(nvda_news: NewsReport) -> None:
     r = nvda_news
     assert r.status == "ok" and r.company and r.global_news
-    start = NEWS_DAY - timedelta(days=news.WINDOW_DAYS)
+    start = NEWS_DAY - timedelta(days=WINDOW_DAYS)
     for h in [*r.company, *r.global_news]:
         assert start <= new_york_day(h.published) <= NEWS_DAY, (h.title, h.published)
         assert -1.0 <= h.tone <= 1.0 and h.source and h.id

@@ -31,7 +31,7 @@ from findesk.agents.role import (
     outcome_error,
     outcome_value,
 )
-from findesk.agents.roles.trading.inputs import AnalystInput, summary_only
+from findesk.agents.roles.trading.inputs import AnalystInput, analyst_task, summary_only
 from findesk.agents.roles.trading.models import (
     FundamentalsReport,
     PeerRank,
@@ -39,7 +39,6 @@ from findesk.agents.roles.trading.models import (
     Stance,
     Status,
 )
-from findesk.agents.runtime.model_loop import data_task
 from findesk.analytics.trading.fundamentals import RANK_METRICS, Trends, fundamental_signals
 from findesk.analytics.trading.params import stance_of, weighted_score
 from findesk.tools.summaries import compact
@@ -178,16 +177,10 @@ SYSTEM_PROMPT = (
 
 
 def _task(inputs: AnalystInput) -> str:
-    payload = {
-        "ticker": inputs.identity.ticker,
-        "company": inputs.identity.name,
-        "sector": inputs.identity.sector,
-        "date": inputs.date.isoformat(),
-    }
-    return data_task(
-        "The company (JSON):",
-        payload,
+    return analyst_task(
+        inputs,
         "Read get_fundamental_trends and get_sector_alpha for it, then submit the fundamentals report.",
+        sector=True,
     )
 
 

@@ -33,8 +33,10 @@ from findesk.agents.roles.trading.models import (
     Status,
     TradePlan,
 )
+from findesk.agents.runtime.model_loop import data_task
 from findesk.analytics.trading.params import DeskParams
 
+WINDOW_DAYS = 30  # news and posts of the 30 days up to the run's date
 TOP_SIGNALS = 4
 CLAIM_CHARS = 240
 SUMMARY_CHARS = 1_200  # an analyst's model-written summary is clipped here
@@ -49,6 +51,26 @@ class AnalystInput(_Model):
     identity: Identity
     date: dt.date  # the run's point-in-time date
     params: DeskParams = Field(default_factory=DeskParams)
+
+    @property
+    def window_start(self) -> dt.date:
+        """The first day (included) of the window the news and social analysts read."""
+        return self.date - dt.timedelta(days=WINDOW_DAYS)
+
+
+def analyst_task(inputs: AnalystInput, ask: str, *, window: bool = False, sector: bool = False) -> str:
+    """An analyst's task for a model: the company and the run's date (with the window it reads, or
+    its sector, when that matters to the role), as fenced JSON, then what to submit."""
+    payload: dict[str, Any] = {
+        "ticker": inputs.identity.ticker,
+        "company": inputs.identity.name,
+        "date": inputs.date.isoformat(),
+    }
+    if sector:
+        payload["sector"] = inputs.identity.sector
+    if window:
+        payload["window_start"] = inputs.window_start.isoformat()
+    return data_task("The company and the run's date (JSON):", payload, ask)
 
 
 class AnalystDigest(_Model):

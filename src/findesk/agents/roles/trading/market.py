@@ -27,9 +27,8 @@ from findesk.agents.role import (
     outcome_error,
     outcome_value,
 )
-from findesk.agents.roles.trading.inputs import AnalystInput, summary_only
+from findesk.agents.roles.trading.inputs import AnalystInput, analyst_task, summary_only
 from findesk.agents.roles.trading.models import MarketReport, Regime, Signal, Stance, Status
-from findesk.agents.runtime.model_loop import data_task
 from findesk.analytics.trading.params import stance_of, weighted_score
 from findesk.analytics.trading.regime import regime_signal
 from findesk.analytics.trading.technicals import technical_signals
@@ -151,16 +150,13 @@ SYSTEM_PROMPT = (
 
 
 def _task(inputs: AnalystInput) -> str:
-    payload = {
-        "ticker": inputs.identity.ticker,
-        "company": inputs.identity.name,
-        "date": inputs.date.isoformat(),
-    }
-    ask = (
-        "Call get_technicals for the ticker and get_market_regime if their results are not above, then "
-        "submit the market report with a summary of 2-4 sentences."
+    return analyst_task(
+        inputs,
+        (
+            "Call get_technicals for the ticker and get_market_regime if their results are not above, then "
+            "submit the market report with a summary of 2-4 sentences."
+        ),
     )
-    return data_task("The stock and the run's date (JSON):", payload, ask)
 
 
 ROLE: Role[AnalystInput, MarketReport] = Role(

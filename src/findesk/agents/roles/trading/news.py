@@ -4,7 +4,7 @@ transactions over the window before the decision date, scored by documented rule
 Rules:
 - One stage, three calls at once: ``get_news`` (the company's articles published in the window),
   ``search_news`` (macro articles: market proxies ``GLOBAL_TICKERS`` and the words ``GLOBAL_TERMS``)
-  and ``get_insider_transactions``. The window is ``WINDOW_DAYS`` days before the run's date up to it
+  and ``get_insider_transactions``. The window is ``inputs.WINDOW_DAYS`` days before the run's date up to it
   (New York days, both included); nothing published after the date is read (the tools keep it out
   and the composer drops anything that slipped through, saying so).
 - A company headline is one that names the company (``news_tone.names_company``); an article the
@@ -24,8 +24,6 @@ Rules:
 
 from __future__ import annotations
 
-from datetime import date, timedelta
-
 from findesk.agents.role import (
     Caps,
     DeterministicPolicy,
@@ -35,9 +33,8 @@ from findesk.agents.role import (
     outcome_error,
     outcome_value,
 )
-from findesk.agents.roles.trading.inputs import AnalystInput, summary_only
+from findesk.agents.roles.trading.inputs import AnalystInput, analyst_task, summary_only
 from findesk.agents.roles.trading.models import Headline, InsiderActivity, NewsReport, Stance, Status
-from findesk.agents.runtime.model_loop import data_task
 from findesk.analytics.trading.news_tone import (
     InsiderFigures,
     Lexicon,
@@ -56,7 +53,6 @@ from findesk.tools.summaries import clip
 from findesk.tools.trading_news import DEFAULT_DAYS as INSIDER_DAYS
 from findesk.tools.trading_news import InsiderTransactions
 
-WINDOW_DAYS = 30
 COMPANY_READ = 50  # the newest articles of the window read before the name filter
 COMPANY_LIMIT = 20  # company headlines kept and scored
 GLOBAL_LIMIT = 10
@@ -84,12 +80,8 @@ GLOBAL_TERMS = (
 )
 
 
-def window_start(day: date) -> date:
-    return day - timedelta(days=WINDOW_DAYS)
-
-
 def _stage(inputs: AnalystInput, _outcomes: Outcomes) -> list[PlannedCall]:
-    symbol, since = inputs.identity.ticker, window_start(inputs.date).isoformat()
+    symbol, since = inputs.identity.ticker, inputs.window_start.isoformat()
     return [
         PlannedCall("company", "get_news", {"symbol": symbol, "limit": COMPANY_READ, "since": since}),
         PlannedCall(
@@ -108,7 +100,7 @@ def _stage(inputs: AnalystInput, _outcomes: Outcomes) -> list[PlannedCall]:
 
 def _in_window(items: list[NewsItem], inputs: AnalystInput) -> tuple[list[NewsItem], int]:
     """The items published in the window, and how many were after the run's date (dropped)."""
-    start = window_start(inputs.date)
+    start = inputs.window_start
     visible = [new_york_day(i.published_at) <= inputs.date for i in items]
     kept = [i for i, ok in zip(items, visible, strict=True) if ok and published_since(i.published_at, start)]
     return kept, visible.count(False)
@@ -175,7 +167,7 @@ def _summary(
     stance: Stance,
 ) -> str:
     who = f"{inputs.identity.name} ({inputs.identity.ticker})"
-    span = f"{window_start(inputs.date).isoformat()}..{inputs.date.isoformat()}"
+    span = f"{inputs.window_start.isoformat()}..{inputs.date.isoformat()}"
     if not company and not global_news:
         return (
             f"No company or macro news about {who} was found published {span} in this data: the news "
@@ -207,7 +199,7 @@ def _summary(
 
 
 def compose(inputs: AnalystInput, outcomes: Outcomes) -> NewsReport:
-    symbol, start = inputs.identity.ticker, window_start(inputs.date).isoformat()
+    symbol, start = inputs.identity.ticker, inputs.window_start.isoformat()
     aliases = company_aliases(symbol, inputs.identity.name)
     warnings: list[str] = []
     sources: list[str] = []
@@ -298,15 +290,7 @@ SYSTEM_PROMPT = (
 
 
 def _task(inputs: AnalystInput) -> str:
-    payload = {
-        "company": inputs.identity.name,
-        "ticker": inputs.identity.ticker,
-        "decision_date": inputs.date.isoformat(),
-        "window_start": window_start(inputs.date).isoformat(),
-    }
-    return data_task(
-        "The company and the window (JSON):", payload, "Read the tool results, then submit the news report."
-    )
+    return analyst_task(inputs, "Read the tool results, then submit the news report.", window=True)
 
 
 ROLE: Role[AnalystInput, NewsReport] = Role(

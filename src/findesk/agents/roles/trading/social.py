@@ -3,7 +3,7 @@ before the decision date. Everything it reports is UNVERIFIED social chatter.
 
 Rules:
 - One stage, two calls at once: ``get_reddit_posts`` and ``get_stocktwits_posts``, each for every post
-  published in the window (``WINDOW_DAYS`` days before the run's date up to it, New York days, both
+  published in the window (``inputs.WINDOW_DAYS`` days before the run's date up to it, New York days, both
   included; up to ``tools.social.MAX_ITEMS`` each). Posts after the date are never read (the tools
   keep them out; the composer drops anything that slipped through, saying so).
 - Counting and scoring are ``analytics.trading.social_sentiment``: pump-bot flagged posts and posts
@@ -21,7 +21,7 @@ Rules:
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 
 from findesk.agents.role import (
     Caps,
@@ -32,9 +32,8 @@ from findesk.agents.role import (
     outcome_error,
     outcome_value,
 )
-from findesk.agents.roles.trading.inputs import AnalystInput, summary_only
+from findesk.agents.roles.trading.inputs import AnalystInput, analyst_task, summary_only
 from findesk.agents.roles.trading.models import SocialReport, Stance, Status
-from findesk.agents.runtime.model_loop import data_task
 from findesk.analytics.trading.news_tone import company_aliases
 from findesk.analytics.trading.params import stance_of, weighted_score
 from findesk.analytics.trading.social_sentiment import (
@@ -47,20 +46,15 @@ from findesk.core.dates import new_york_day, published_since
 from findesk.data.models import SocialPost
 from findesk.tools.social import MAX_ITEMS
 
-WINDOW_DAYS = 30
 LABEL = "UNVERIFIED social chatter"
 PLATFORMS = (("reddit", "get_reddit_posts", "Reddit"), ("stocktwits", "get_stocktwits_posts", "Stocktwits"))
-
-
-def window_start(day: date) -> date:
-    return day - timedelta(days=WINDOW_DAYS)
 
 
 def _stage(inputs: AnalystInput, _outcomes: Outcomes) -> list[PlannedCall]:
     args = {
         "symbol": inputs.identity.ticker,
         "limit": MAX_ITEMS,
-        "since": window_start(inputs.date).isoformat(),
+        "since": inputs.window_start.isoformat(),
     }
     return [PlannedCall(key, tool, dict(args)) for key, tool, _label in PLATFORMS]
 
@@ -96,7 +90,7 @@ def _summary(inputs: AnalystInput, counts: SentimentCounts, score: float, stance
 
 
 def compose(inputs: AnalystInput, outcomes: Outcomes) -> SocialReport:
-    start = window_start(inputs.date)
+    start = inputs.window_start
     span = f"{start.isoformat()}..{inputs.date.isoformat()}"
     posts: list[SocialPost] = []
     platforms: list[str] = []
@@ -162,15 +156,7 @@ SYSTEM_PROMPT = (
 
 
 def _task(inputs: AnalystInput) -> str:
-    payload = {
-        "company": inputs.identity.name,
-        "ticker": inputs.identity.ticker,
-        "decision_date": inputs.date.isoformat(),
-        "window_start": window_start(inputs.date).isoformat(),
-    }
-    return data_task(
-        "The company and the window (JSON):", payload, "Read the tool results, then submit the social report."
-    )
+    return analyst_task(inputs, "Read the tool results, then submit the social report.", window=True)
 
 
 ROLE: Role[AnalystInput, SocialReport] = Role(
