@@ -21,6 +21,7 @@ from findesk.core.result import Err, Ok, Result
 from findesk.data.context import DataContext
 from findesk.data.registry import build_router
 from findesk.knowledge.filings.sections import SectionService
+from findesk.knowledge.memory.decisions import DecisionLog
 from findesk.knowledge.memory.store import MemoryStore
 from findesk.tools import (
     calculators,
@@ -98,10 +99,16 @@ async def _open_memory(settings: Settings, _ctx: ToolContext) -> Result[object]:
     return Ok(MemoryStore.from_settings(settings))
 
 
+async def _open_decision_log(settings: Settings, _ctx: ToolContext) -> Result[object]:
+    # the trading desk's decisions and reflections, beside the memory store; connects on first use
+    return Ok(DecisionLog.from_settings(settings))
+
+
 # Later issues register their services here (retrieval, memory, sandbox, mail).
 SERVICE_FACTORIES: list[ServiceFactory] = [
     ServiceFactory(search_filings.SERVICE, _open_filing_index, _close_service),
     ServiceFactory(MemoryStore, _open_memory, _close_service),
+    ServiceFactory(DecisionLog, _open_decision_log, _close_service),
 ]
 
 

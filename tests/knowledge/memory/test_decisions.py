@@ -233,7 +233,7 @@ def test_a_run_without_a_memory_store_gets_warnings_never_an_error() -> None:
 def test_a_failing_database_is_a_warning_for_the_run(tmp_path: Path) -> None:
     folder = tmp_path / "not-a-file.sqlite3"
     folder.mkdir()  # a directory where the database file should be: every open fails
-    store = MemoryStore(f"sqlite:///{folder}")
+    store = DecisionLog(f"sqlite:///{folder}")
     kit: Any = SimpleNamespace(runtime=SimpleNamespace(ctx=SimpleNamespace(service=lambda _key: store)))
     lessons, warnings = asyncio.run(memory_hooks.recall(kit, "local", DECIDED, "NVDA"))
     assert lessons == {} and warnings and warnings[0].startswith("memory unavailable:")

@@ -14,8 +14,8 @@ Rules:
 - bounded: texts are cleaned and capped (situation, role lines, lessons); a user's log holds at most
   ``MAX_DECISIONS_PER_USER`` decisions, beyond which logging is refused (``limit_reached``) until
   ``findesk memory clear``.
-- the log is its own store over the memory store's database (``DecisionLog.of(store)``), opened on
-  first use; errors are ``Result`` (a locked database is ``unavailable``); methods are synchronous,
+- the log is its own store in the state database beside the memory store (a tool-context service,
+  ``tools.catalog``), opened on first use; errors are ``Result`` (a locked database is ``unavailable``); methods are synchronous,
   async callers use ``asyncio.to_thread``. Mutating a read-only log raises ``RuntimeError``.
 """
 
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     from sqlalchemy import MetaData, RowMapping
 
     from findesk.core.config import Settings
-    from findesk.knowledge.memory.store import MemoryStore
 
 ROLES: tuple[str, ...] = ("bull", "bear", "trader", "research_manager", "risk_manager")
 MemoryRating = Literal["BUY", "OVERWEIGHT", "HOLD", "UNDERWEIGHT", "SELL", "REVIEW"]
@@ -149,11 +148,6 @@ class DecisionLog(LazyTables):
     """Logged decisions and reflections of every user. ``DecisionLog(url)`` connects nothing."""
 
     what = "decision log"
-
-    @classmethod
-    def of(cls, store: MemoryStore) -> DecisionLog:
-        """The log in the same database as ``store`` (read-only when it is)."""
-        return cls(store.url, read_only=store.read_only, busy_timeout_s=store.busy_timeout_s)
 
     @classmethod
     def from_settings(cls, settings: Settings, *, read_only: bool = False) -> DecisionLog:

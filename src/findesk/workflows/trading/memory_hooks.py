@@ -30,19 +30,20 @@ from findesk.analytics.trading.outcome import lessons, realised
 from findesk.core.result import Err
 from findesk.knowledge.memory.bm25 import top
 from findesk.knowledge.memory.decisions import (
+    MAX_REFLECTIONS,
     ROLES,
     DecisionLog,
     LoggedDecision,
     Outcome,
     Reflection,
 )
-from findesk.knowledge.memory.store import MemoryStore
 
 if TYPE_CHECKING:
     from findesk.data.router import DataRouter
     from findesk.workflows.spec import RunKit
 
 LESSONS_PER_ROLE = 2
+REFLECTIONS_READ = MAX_REFLECTIONS  # per role, the newest known (BM25 ranks among them)
 BENCHMARK = "SPY"
 _LOOKBACK_DAYS = 10  # calendar days before the decision: the entry session is within them
 _UNAVAILABLE = "memory unavailable"
@@ -74,12 +75,8 @@ class Settled:
 
 
 def _log(kit: RunKit) -> DecisionLog | None:
-    store = kit.runtime.ctx.service(MemoryStore)
-    return None if store is None else DecisionLog.of(store)
-
-
-async def _close(log: DecisionLog) -> None:
-    await asyncio.to_thread(log.close)
+    # a service of the tool context (``tools.catalog``): opened once per process, shared by its runs
+    return kit.runtime.ctx.service(DecisionLog)
 
 
 # ---- settle ---------------------------------------------------------------------------------------
@@ -95,10 +92,7 @@ async def settle_details(kit: RunKit, user: str, day: date) -> Settled:
     log = _log(kit)
     if log is None:
         return Settled(warnings=[f"{_UNAVAILABLE}: no memory store is configured; nothing was scored"])
-    try:
-        return await settle_log(log, kit.runtime.ctx.router, user, day)
-    finally:
-        await _close(log)
+    return await settle_log(log, kit.runtime.ctx.router, user, day)
 
 
 async def settle_log(log: DecisionLog, router: DataRouter, user: str, day: date) -> Settled:
@@ -184,10 +178,7 @@ async def recall(kit: RunKit, user: str, day: date, situation: str) -> tuple[dic
     log = _log(kit)
     if log is None:
         return {}, [f"{_UNAVAILABLE}: no memory store is configured; no past lessons"]
-    try:
-        return await recall_log(log, user, day, situation)
-    finally:
-        await _close(log)
+    return await recall_log(log, user, day, situation)
 
 
 async def recall_log(
@@ -195,12 +186,12 @@ async def recall_log(
 ) -> tuple[dict[str, list[str]], list[str]]:
     """``recall`` over an open log. Never raises."""
     found: dict[str, list[str]] = {}
-    try:
+    try:  # one read for every role's reflections, then one ranking per role
+        known = await asyncio.to_thread(log.reflections, user, None, day, REFLECTIONS_READ * len(ROLES))
+        if isinstance(known, Err):
+            return {}, [f"{_UNAVAILABLE}: {known}; no past lessons"]
         for role in ROLES:
-            known = await asyncio.to_thread(log.reflections, user, role, day)
-            if isinstance(known, Err):
-                return {}, [f"{_UNAVAILABLE}: {known}; no past lessons"]
-            picked = _similar(situation, known.value)
+            picked = _similar(situation, [r for r in known.value if r.role == role])
             if picked:
                 found[role] = picked
     except Exception as exc:  # the last resort: memory never fails a run
@@ -228,8 +219,6 @@ async def record(kit: RunKit, user: str, decision: LoggedDecision) -> list[str]:
         logged = await asyncio.to_thread(log.log, user, decision)
     except Exception as exc:  # the last resort: memory never fails a run
         return [f"{_UNAVAILABLE}: this decision was not logged ({type(exc).__name__}: {exc})"]
-    finally:
-        await _close(log)
     if isinstance(logged, Err):
         return [f"{_UNAVAILABLE}: this decision was not logged ({logged})"]
     return [
