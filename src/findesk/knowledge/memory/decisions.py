@@ -15,8 +15,9 @@ Rules:
   ``MAX_DECISIONS_PER_USER`` decisions, beyond which logging is refused (``limit_reached``) until
   ``findesk memory clear``.
 - the log is its own store in the state database beside the memory store (a tool-context service,
-  ``tools.catalog``), opened on first use; errors are ``Result`` (a locked database is ``unavailable``); methods are synchronous,
-  async callers use ``asyncio.to_thread``. Mutating a read-only log raises ``RuntimeError``.
+  ``tools.catalog``), opened on first use; errors are ``Result`` (a locked database is
+  ``unavailable``); methods are synchronous, async callers use ``asyncio.to_thread``. Mutating a
+  read-only log raises ``RuntimeError``.
 """
 
 from __future__ import annotations
