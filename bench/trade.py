@@ -57,7 +57,7 @@ def _per_role(events: list[Any]) -> dict[str, dict[str, int]]:
     return dict(roles)
 
 
-def _sequential(roles: dict[str, dict[str, int]], events: list[Any]) -> int:
+def _sequential(roles: dict[str, dict[str, int]]) -> int:
     """Round trips on the critical path: every non-analyst call, plus the longest analyst's calls."""
     analysts = [r["calls"] for name, r in roles.items() if name in ANALYSTS]
     others = sum(r["calls"] for name, r in roles.items() if name not in ANALYSTS)
@@ -111,7 +111,7 @@ async def _measure(
                         "model_calls": report.model_calls,
                         "input_tokens": report.input_tokens,
                         "output_tokens": report.output_tokens,
-                        "sequential_round_trips": _sequential(roles, list(sink.events)),
+                        "sequential_round_trips": _sequential(roles),
                         "model_run_ms": round(model_ms, 1),
                         "roles": roles,
                     }

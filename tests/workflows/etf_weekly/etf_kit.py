@@ -4,7 +4,6 @@ strategy. Fixtures that use it are in this folder's conftest."""
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,14 +11,12 @@ from typing import Any
 from findesk.agents.runtime import ModelResolver
 from findesk.core.config import Settings
 from findesk.core.events.model import Event
-from findesk.core.events.trace import MemorySink
 from findesk.core.result import Err
-from findesk.data.context import resolve_context
 from findesk.tools.base import ToolContext
 from findesk.workflows.etf_weekly.config import StrategyConfig, load_strategy
 from findesk.workflows.etf_weekly.models import EtfWeeklyReport
 from findesk.workflows.etf_weekly.spec import SPEC
-from findesk.workflows.runner import run_workflow
+from workflow_kit import run_spec
 
 WEEK = "2025-05-23"
 EXAMPLES = Path(__file__).parents[3] / "examples"
@@ -51,20 +48,5 @@ def run_weekly(
     mode: str = "deterministic",
     models: ModelResolver | None = None,
 ) -> WeeklyRun:
-    context = resolve_context(settings, mode="snapshot", as_of=as_of)
-    assert not isinstance(context, Err), context
-    sink = MemorySink()
-    done = asyncio.run(
-        run_workflow(
-            SPEC,
-            inputs,
-            settings=settings,
-            context=context.value,
-            sinks=[sink],
-            mode=mode,  # type: ignore[arg-type]
-            models=models,
-            tools=tools,
-        )
-    )
-    report = done if isinstance(done, Err) else done.value.report
-    return WeeklyRun(report, list(sink.events))
+    report, events = run_spec(SPEC, settings, tools, inputs, as_of=as_of, mode=mode, models=models)
+    return WeeklyRun(report, events)

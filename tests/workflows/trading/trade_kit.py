@@ -3,20 +3,17 @@ and its events out) and the must-show cases. Fixtures that use it are in this fo
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import Any
 
 from findesk.agents.runtime import ModelResolver
 from findesk.core.config import Settings
 from findesk.core.events.model import Event
-from findesk.core.events.trace import MemorySink
 from findesk.core.result import Err
-from findesk.data.context import resolve_context
 from findesk.tools.base import ToolContext
-from findesk.workflows.runner import run_workflow
 from findesk.workflows.trading.models import TradeReport
 from findesk.workflows.trading.spec import SPEC
+from workflow_kit import run_spec
 
 NVDA_DAY = "2024-05-10"
 # the must-show run and three more tickers on dates the snapshot covers
@@ -44,9 +41,6 @@ def run_trade(
     models: ModelResolver | None = None,
     user: str | None = None,
 ) -> TradeRun:
-    context = resolve_context(settings, mode="snapshot", as_of=as_of or inputs.get("date") or NVDA_DAY)
-    assert not isinstance(context, Err), context
-    sink = MemorySink()
     if user is not None:
         from findesk.workflows.spec import RunCaller
 
@@ -55,17 +49,6 @@ def run_trade(
         bound = SPEC.bind(parsed.value, RunCaller(user=user))
         assert not isinstance(bound, Err), bound
         inputs = bound.value.model_dump(mode="json")
-    done = asyncio.run(
-        run_workflow(
-            SPEC,
-            inputs,
-            settings=settings,
-            context=context.value,
-            sinks=[sink],
-            mode=mode,  # type: ignore[arg-type]
-            models=models,
-            tools=tools,
-        )
-    )
-    report = done if isinstance(done, Err) else done.value.report
-    return TradeRun(report, list(sink.events))
+    day = as_of or inputs.get("date") or NVDA_DAY
+    report, events = run_spec(SPEC, settings, tools, inputs, as_of=day, mode=mode, models=models)
+    return TradeRun(report, events)
