@@ -10,11 +10,9 @@ Rules:
 
 from __future__ import annotations
 
-import json
 from datetime import date
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from findesk.agents.roles.etf_weekly.models import (
@@ -27,6 +25,7 @@ from findesk.agents.roles.etf_weekly.models import (
     SymbolProfile,
 )
 from findesk.analytics.etf.models import DataFlag, PriceSeries
+from findesk.core.json_text import ObjectOrText
 from findesk.guardrails.output_guard import GuardReport
 from findesk.workflows.etf_weekly.config import StrategyConfig
 from findesk.workflows.records import AgentRecord, ToolCallRecord
@@ -41,7 +40,7 @@ class EtfWeeklyInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     config: str | None = Field(None, description="Strategy YAML file (local runs only).", max_length=1000)
-    strategy: StrategyConfig | None = Field(
+    strategy: ObjectOrText[StrategyConfig | None] = Field(
         None, description="The strategy as an object (what the YAML file holds); over HTTP instead of config."
     )
     week_ending: date | None = Field(
@@ -52,17 +51,6 @@ class EtfWeeklyInput(BaseModel):
     # the server's folder; ``watch`` holds last week's GREEN funds, to see whether they mean-reverted
     server: SkipJsonSchema[bool] = False
     watch: SkipJsonSchema[list[str]] = []
-
-    @field_validator("strategy", mode="before")
-    @classmethod
-    def _strategy_text(cls, value: Any) -> Any:
-        # the CLI passes every option as text: a JSON object is accepted there too
-        if isinstance(value, str):
-            try:
-                return json.loads(value)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"strategy is not a JSON object: {exc.msg}") from exc
-        return value
 
 
 class HistoryEntry(BaseModel):

@@ -14,10 +14,9 @@ Rules:
 from __future__ import annotations
 
 import datetime as dt
-import json
 from datetime import date
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from findesk.agents.roles.trading.models import (
@@ -32,6 +31,7 @@ from findesk.agents.roles.trading.models import (
     TradePlan,
 )
 from findesk.analytics.trading.params import DeskParams
+from findesk.core.json_text import ObjectOrText
 from findesk.guardrails.output_guard import GuardReport
 from findesk.workflows.records import AgentRecord, ToolCallRecord
 
@@ -53,19 +53,10 @@ class TradeInput(BaseModel):
         2, ge=1, le=MAX_ROUNDS, description="Bull/bear rounds (each side speaks once)."
     )
     risk_rounds: int = Field(2, ge=1, le=MAX_ROUNDS, description="Risk debate rounds (each analyst once).")
-    params: DeskParams | None = Field(None, description="Scoring thresholds; default: the documented ones.")
+    params: ObjectOrText[DeskParams | None] = Field(
+        None, description="Scoring thresholds; default: the documented ones."
+    )
     user: SkipJsonSchema[str] = "local"
-
-    @field_validator("params", mode="before")
-    @classmethod
-    def _params_text(cls, value: object) -> object:
-        # the CLI passes every option as text: a JSON object is accepted there too
-        if isinstance(value, str):
-            try:
-                return json.loads(value)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"params is not a JSON object: {exc.msg}") from exc
-        return value
 
 
 class TradeReport(BaseModel):
