@@ -36,6 +36,15 @@ MARKER = (
     "[quarantined passage: it reads as instructions to an AI ({reasons}); withheld, kept in the audit log]"
 )
 CHUNK_CHARS = 1_500
+WITHHELD_PREFIX = MARKER.split("(", 1)[0]  # what every quarantined passage starts with
+
+
+def is_withheld(text: str | None) -> bool:
+    """Whether ``text`` is a quarantined passage (the marker), not the third party's words: a consumer
+    counts it as withheld, never reads it as a headline or a post."""
+    return text is not None and text.startswith(WITHHELD_PREFIX)
+
+
 _PARAGRAPH = re.compile(r"(\n\s*\n|\n)")
 _SENTENCE_GAP = re.compile(r"(?<=[.!?])(\s+)")
 OWN_FIELDS = frozenset(

@@ -49,6 +49,7 @@ from findesk.core.dates import new_york_day, published_since
 from findesk.core.result import Err, ErrorCode
 from findesk.data.models import NewsItem
 from findesk.tools.news_search import NewsSearch
+from findesk.tools.quarantine import is_withheld
 from findesk.tools.summaries import clip
 from findesk.tools.trading_news import DEFAULT_DAYS as INSIDER_DAYS
 from findesk.tools.trading_news import InsiderTransactions
@@ -218,6 +219,13 @@ def compose(inputs: AnalystInput, outcomes: Outcomes) -> NewsReport:
         items, late = _in_window(raw, inputs)
         if late:
             warnings.append(f"{late} company article(s) published after {inputs.date.isoformat()} left out")
+        withheld = [i for i in items if is_withheld(i.title)]
+        if withheld:
+            warnings.append(
+                f"{len(withheld)} headline(s) withheld as likely prompt injection (kept in the audit log): "
+                "left out of the tone"
+            )
+            items = [i for i in items if not is_withheld(i.title)]
         named = [i for i in items if names_company(i.title, symbol, aliases)]
         if len(named) < len(items):
             warnings.append(

@@ -44,6 +44,7 @@ from findesk.analytics.trading.social_sentiment import (
 )
 from findesk.core.dates import new_york_day, published_since
 from findesk.data.models import SocialPost
+from findesk.tools.quarantine import is_withheld
 from findesk.tools.social import MAX_ITEMS
 
 LABEL = "UNVERIFIED social chatter"
@@ -116,6 +117,13 @@ def compose(inputs: AnalystInput, outcomes: Outcomes) -> SocialReport:
             continue
         if len(got) >= MAX_ITEMS:
             warnings.append(f"{label}: only the newest {len(got)} posts of the window were read")
+        withheld = [p for p in kept if is_withheld(p.title) or is_withheld(p.text)]
+        if withheld:
+            warnings.append(
+                f"{label}: {len(withheld)} post(s) withheld as likely prompt injection (kept in the audit "
+                "log): left out of the counts"
+            )
+            kept = [p for p in kept if p not in withheld]
         platforms.append(key)
         posts.extend(kept)
     aliases = company_aliases(inputs.identity.ticker, inputs.identity.name)
