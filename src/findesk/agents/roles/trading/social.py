@@ -117,13 +117,13 @@ def compose(inputs: AnalystInput, outcomes: Outcomes) -> SocialReport:
             continue
         if len(got) >= MAX_ITEMS:
             warnings.append(f"{label}: only the newest {len(got)} posts of the window were read")
-        withheld = [p for p in kept if is_withheld(p.title) or is_withheld(p.text)]
+        withheld = sum(1 for p in kept if is_withheld(p.title) or is_withheld(p.text))
         if withheld:
+            # its words are withheld; an author's own Bullish/Bearish label still counts like any post's
             warnings.append(
-                f"{label}: {len(withheld)} post(s) withheld as likely prompt injection (kept in the audit "
-                "log): left out of the counts"
+                f"{label}: the text of {withheld} post(s) was withheld as likely prompt injection (kept in "
+                "the audit log)"
             )
-            kept = [p for p in kept if p not in withheld]
         platforms.append(key)
         posts.extend(kept)
     aliases = company_aliases(inputs.identity.ticker, inputs.identity.name)
