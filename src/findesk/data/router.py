@@ -38,6 +38,7 @@ from findesk.data.models import (
 )
 from findesk.data.models.fundamentals import IndexPeers, QuarterlyFundamentals
 from findesk.data.models.funds import FundProfile, PricePanel
+from findesk.data.models.market_scan import IndexConstituents, ListedSession
 from findesk.data.models.onchain_risk import EthBalance, MixerList, TokenHolders, TokenPriceHistory
 from findesk.data.symbols import normalize_symbol
 from findesk.data.vendors.base import Category, Vendor
@@ -240,6 +241,34 @@ class DataRouter:
     async def fund_profiles(self, as_of: date) -> Result[dict[str, FundProfile]]:
         """Each fund's profile (name, category, family, size, fees) by ticker, funds started by ``as_of``."""
         return await self._route(Category.FUNDS, "fund profiles", lambda v: v.fund_profiles(as_of))
+
+    # ---- market scanner and backtests: whole-market views ----------------------------------------
+    async def listed_session(self, session: date, as_of: date) -> Result[ListedSession]:
+        """Every US-listed stock on the last session on or before ``session`` and ``as_of`` (as
+        traded: close, % change, volume; month-end market caps; names and sectors), as arrays."""
+        return await self._route(
+            Category.UNIVERSE,
+            f"the all-listed-stocks session of {min(session, as_of)}",
+            lambda v: v.listed_session(session, as_of),
+        )
+
+    async def equity_panel(self, as_of: date, start: date) -> Result[PricePanel]:
+        """Adjusted daily bars of the S&P 500 panel, sessions ``start`` to ``as_of``, as matrices."""
+        if start > as_of:
+            return Err(ErrorCode.INVALID_INPUT, f"start {start} is after as_of {as_of}; pass an earlier one")
+        return await self._route(
+            Category.UNIVERSE,
+            f"the S&P 500 panel from {start} to {as_of}",
+            lambda v: v.equity_panel(as_of, start),
+        )
+
+    async def index_constituents(self, as_of: date) -> Result[IndexConstituents]:
+        """The S&P 500 members (GICS sector and sub-industry) of the latest list dated by ``as_of``."""
+        return await self._route(
+            Category.FUNDAMENTALS,
+            f"the S&P 500 constituents as of {as_of}",
+            lambda v: v.index_constituents(as_of),
+        )
 
     # ---- research desk: balances, mixers, large holders ----------------------------------------
     async def eth_balance(self, address: str, as_of: date) -> Result[EthBalance]:

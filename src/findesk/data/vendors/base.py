@@ -44,6 +44,7 @@ from findesk.data.models import (
 )
 from findesk.data.models.fundamentals import IndexPeers, QuarterlyFundamentals
 from findesk.data.models.funds import FundProfile, PricePanel
+from findesk.data.models.market_scan import IndexConstituents, ListedSession
 from findesk.data.models.onchain_risk import EthBalance, MixerList, TokenHolders, TokenPriceHistory
 
 if TYPE_CHECKING:
@@ -80,6 +81,8 @@ class Category(StrEnum):
     MIXERS = "mixers"  # known mixer contracts and recorded mixer withdrawals
     TOKEN_PRICES = "token_prices"  # a token's dated price points
     FUNDS = "funds"  # the ETF universe's price panel and fund profiles (weekly ETF analyst)
+    # whole-market views (scanner, backtests): every listed stock's session, the S&P 500 panel
+    UNIVERSE = "universe"
 
 
 class Vendor:
@@ -188,6 +191,19 @@ class Vendor:
     async def fund_profiles(self, as_of: date) -> Result[dict[str, FundProfile]]:
         """Every fund's profile by ticker, leaving out funds that started after ``as_of``."""
         return self._not_served(Category.FUNDS)
+
+    async def listed_session(self, session: date, as_of: date) -> Result[ListedSession]:
+        """Every listed stock's as-traded close, % change and volume on the last session on or before
+        ``session`` and ``as_of``, with the latest month-end market caps on or before it."""
+        return self._not_served(Category.UNIVERSE)
+
+    async def equity_panel(self, as_of: date, start: date) -> Result[PricePanel]:
+        """Adjusted daily bars of the S&P 500 panel, sessions ``start`` to ``as_of`` inclusive."""
+        return self._not_served(Category.UNIVERSE)
+
+    async def index_constituents(self, as_of: date) -> Result[IndexConstituents]:
+        """The latest S&P 500 constituents list dated on or before ``as_of``."""
+        return self._not_served(Category.FUNDAMENTALS)
 
     async def aclose(self) -> None:
         """Release resources (HTTP connections). Default: nothing to release."""

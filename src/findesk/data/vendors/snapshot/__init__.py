@@ -33,6 +33,7 @@ from findesk.data.models import (
 )
 from findesk.data.models.fundamentals import IndexPeers, QuarterlyFundamentals
 from findesk.data.models.funds import FundProfile, PricePanel
+from findesk.data.models.market_scan import IndexConstituents, ListedSession
 from findesk.data.models.onchain_risk import EthBalance, MixerList, TokenHolders, TokenPriceHistory
 from findesk.data.vendors.base import Category, Vendor
 from findesk.data.vendors.snapshot.files import Lazy, SnapshotFiles
@@ -60,6 +61,8 @@ class SnapshotVendor(Vendor):
         self._balances = Lazy(self._make_balances)
         self._token_prices = Lazy(self._make_token_prices)
         self._funds = Lazy(self._make_funds)
+        self._listed = Lazy(self._make_listed)
+        self._sp500 = Lazy(self._make_sp500)
 
     def _make_sec(self) -> Any:
         from findesk.data.vendors.snapshot.sec import SecStore
@@ -212,6 +215,27 @@ class SnapshotVendor(Vendor):
 
     async def fund_profiles(self, as_of: date) -> Result[dict[str, FundProfile]]:
         return await self._run(lambda: self._funds.get().profiles(as_of))
+
+    # ---- whole-market views (scanner, backtests) ---------------------------------------------------
+
+    def _make_listed(self) -> Any:
+        from findesk.data.vendors.snapshot.listed import ListedStore
+
+        return ListedStore(self.files, self._prices.get())  # shares the price store's month-end caps
+
+    def _make_sp500(self) -> Any:
+        from findesk.data.vendors.snapshot.listed import Sp500Store
+
+        return Sp500Store(self.files, self._prices.get())  # shares the S&P panel indexed for bars
+
+    async def listed_session(self, session: date, as_of: date) -> Result[ListedSession]:
+        return await self._run(lambda: self._listed.get().session(session, as_of))
+
+    async def equity_panel(self, as_of: date, start: date) -> Result[PricePanel]:
+        return await self._run(lambda: self._sp500.get().panel(as_of, start))
+
+    async def index_constituents(self, as_of: date) -> Result[IndexConstituents]:
+        return await self._run(lambda: self._fundamentals.get().constituents(as_of))
 
     async def large_holders(self, token: str, as_of: date, limit: int = 10) -> Result[TokenHolders]:
         return Err(

@@ -29,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from findesk.core.result import Err, ErrorCode, Ok, Result
+from findesk.data.models.base import Source
 from findesk.data.models.funds import FundProfile, Matrix, PricePanel
 from findesk.data.vendors.snapshot.files import Lazy, SnapshotFiles
 from findesk.data.vendors.snapshot.price_tables import ETFS, OHLCV, SPLITS, Days, Panel
@@ -53,8 +54,9 @@ _PROFILE_NOTE = (
 
 @dataclass(frozen=True, slots=True)
 class EtfMatrices:
-    """The whole ETF panel on one session axis: tickers in alphabetical order, every field a
-    read-only (tickers × sessions) matrix, NaN where a ticker has no bar."""
+    """A whole price panel (the ETF panel; the S&P 500 panel too, for ``listed``) on one session axis:
+    tickers in alphabetical order, every field a read-only (tickers × sessions) matrix, NaN where a
+    ticker has no bar (and in ``splits`` when the panel has no split column)."""
 
     tickers: tuple[str, ...]
     dates: Days
@@ -75,7 +77,8 @@ class EtfMatrices:
         fields: dict[str, Matrix] = {}
         for name in FIELDS:
             matrix = np.full((len(order), len(sessions)), np.nan)
-            matrix[rows, cols] = np.asarray(table.columns[name], dtype=np.float64)[is_bar]
+            if name in table.columns:  # a panel without split ratios (the S&P 500's) keeps NaN there
+                matrix[rows, cols] = np.asarray(table.columns[name], dtype=np.float64)[is_bar]
             matrix.flags.writeable = False
             fields[name] = matrix
         return cls(tuple(table.names[i] for i in order), _read_only(sessions), fields)
@@ -99,35 +102,7 @@ class FundStore:
         full = self._matrices.get()
         if full is None:
             return Err(ErrorCode.NO_DATA, f"the snapshot has no ETF panel ({ETFS})", "snapshot")
-        lo = int(np.searchsorted(full.dates, np.datetime64(start, "D"), side="left"))
-        hi = int(np.searchsorted(full.dates, np.datetime64(as_of, "D"), side="right"))
-        if hi <= lo:
-            # no dates in the message: the panel's first session may be after as_of
-            return Err(
-                ErrorCode.NO_DATA,
-                f"the snapshot's ETF panel has no session between {start} and {as_of}",
-                "snapshot",
-            )
-        window = {name: m[:, lo:hi] for name, m in full.fields.items()}
-        present = ~np.isnan(window["close"]).all(axis=1)
-        tickers = full.tickers
-        if not present.all():
-            keep = np.flatnonzero(present)
-            tickers = tuple(full.tickers[i] for i in keep.tolist())
-            window = {name: _read_only(m[keep]) for name, m in window.items()}
-        return Ok(
-            PricePanel(
-                tickers=tickers,
-                dates=full.dates[lo:hi],
-                open=window["open"],
-                high=window["high"],
-                low=window["low"],
-                close=window["close"],
-                volume=window["volume"],
-                splits=window[SPLITS],
-                source=self.files.source(ETFS, _PANEL_NOTE),
-            )
-        )
+        return window_panel(full, as_of, start, self.files.source(ETFS, _PANEL_NOTE), "ETF panel")
 
     # ---- profiles --------------------------------------------------------------------------------
 
@@ -162,6 +137,42 @@ class FundStore:
                     source=source,
                 )
         return out
+
+
+def window_panel(
+    full: EtfMatrices, as_of: date, start: date, source: Source, what: str
+) -> Result[PricePanel]:
+    """The sessions ``start`` to ``as_of`` of ``full`` (views), leaving out tickers without a bar
+    in them (copied then); ``no_data`` naming ``what`` when no session falls in the window."""
+    lo = int(np.searchsorted(full.dates, np.datetime64(start, "D"), side="left"))
+    hi = int(np.searchsorted(full.dates, np.datetime64(as_of, "D"), side="right"))
+    if hi <= lo:
+        # no dates in the message: the panel's first session may be after as_of
+        return Err(
+            ErrorCode.NO_DATA,
+            f"the snapshot's {what} has no session between {start} and {as_of}",
+            "snapshot",
+        )
+    window = {name: m[:, lo:hi] for name, m in full.fields.items()}
+    present = ~np.isnan(window["close"]).all(axis=1)
+    tickers = full.tickers
+    if not present.all():
+        keep = np.flatnonzero(present)
+        tickers = tuple(full.tickers[i] for i in keep.tolist())
+        window = {name: _read_only(m[keep]) for name, m in window.items()}
+    return Ok(
+        PricePanel(
+            tickers=tickers,
+            dates=full.dates[lo:hi],
+            open=window["open"],
+            high=window["high"],
+            low=window["low"],
+            close=window["close"],
+            volume=window["volume"],
+            splits=window[SPLITS],
+            source=source,
+        )
+    )
 
 
 def _matrices(prices: PriceStore) -> EtfMatrices | None:

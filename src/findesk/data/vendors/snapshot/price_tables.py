@@ -310,6 +310,12 @@ class MarketCaps:
             table.column("market_cap_usd").to_numpy(),
         )
 
+    @property
+    def columns(self) -> SortedColumns:
+        """Every row of the file, (symbol, date)-sorted: read-only (the listed-session view aligns a
+        month-end's caps to its symbols from these)."""
+        return self._columns
+
     def get(self, symbol: str) -> Caps | None:
         rows = self._spans.get(symbol)
         if rows is None:

@@ -131,6 +131,14 @@ class PriceStore:
         snapshot has no ETF file. Shared, so the universe view never parses the parquet again."""
         return self._etfs.get()
 
+    def sp500_panel(self) -> Panel | None:
+        """The S&P 500 panel as indexed for ``bars`` (shared with the whole-panel view)."""
+        return self._sp500.get()
+
+    def market_caps(self) -> MarketCaps | None:
+        """The month-end market caps as indexed for quotes (shared with the listed-session view)."""
+        return self._caps.get()
+
     def _read_sp500(self) -> pa.Table:
         import pyarrow as pa
         import pyarrow.csv as pcsv
