@@ -101,4 +101,5 @@ class BacktestResult(_Model):
     dates: list[date] = Field(default_factory=list)
     equity: list[float] = Field(default_factory=list)
     log: list[SessionLog] = Field(default_factory=list)  # event loop only; empty on the fast path
+    fills: list[Fill] = Field(default_factory=list)  # every fill, on both paths
     warnings: list[str] = Field(default_factory=list)

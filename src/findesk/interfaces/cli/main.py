@@ -25,6 +25,10 @@ class _Group(LazyGroup):
             "Run agent roles (deterministic without a model key).",
             from_typer(_CLI + "agent_cmds:agents_app"),
         ),
+        "backtest": (
+            "Point-in-time backtests: baselines (macd, sma, …) or the trading desk, next to buy & hold.",
+            from_typer(_CLI + "backtest_cmd:backtest"),
+        ),
         "data": (
             "Query the data layer: quotes, bars, filings, sections, facts, macro, news, posts…",
             from_typer(_CLI + "data_cmds:data_app"),
