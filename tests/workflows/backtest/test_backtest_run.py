@@ -129,6 +129,32 @@ def test_the_desk_backtest_completes_deterministically_and_reads_nothing_later(
         assert seen and max(seen) <= router.session
     assert all(s.reason.startswith("desk ") for s in row.log)
     assert any("memory" in w for w in report.warnings)
+    # full sizing (the default): a long rating takes the whole account, like the baselines
+    longs = [s for s in row.log if s.reason.startswith(("desk BUY", "desk OVERWEIGHT"))]
+    assert longs and all(s.target == 1.0 for s in longs)
+    held = [s for s in row.log[1:] if s.position > 0]
+    assert held and all(s.position * s.close > 0.95 * s.equity for s in held)
+
+
+@pytest.mark.parametrize(
+    ("rating", "pct", "short", "sizing", "target"),
+    [
+        ("BUY", 4.75, False, "full", 1.0),
+        ("OVERWEIGHT", 2.38, False, "desk", 0.0238),
+        ("SELL", 4.75, False, "full", 0.0),
+        ("UNDERWEIGHT", 2.0, True, "full", -1.0),
+        ("SELL", 5.0, True, "desk", -0.05),
+        ("HOLD", 0.0, False, "full", None),
+        ("REVIEW", 0.0, True, "desk", None),
+    ],
+)
+def test_a_rating_maps_to_a_target_by_the_sizing(
+    rating: str, pct: float, short: bool, sizing: str, target: float | None
+) -> None:
+    from findesk.workflows.backtest.desk_strategy import target_of
+
+    got = target_of(rating, pct, short, sizing)  # type: ignore[arg-type]
+    assert got == (pytest.approx(target) if target is not None else None)
 
 
 def test_a_desk_read_of_tomorrow_fails_the_backtest(bt_settings: Settings, bt_tools: ToolContext) -> None:

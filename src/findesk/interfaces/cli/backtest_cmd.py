@@ -42,6 +42,11 @@ class DeskMode(StrEnum):
     model = "model"
 
 
+class DeskSizing(StrEnum):
+    full = "full"
+    desk = "desk"
+
+
 def parse_costs(text: str | None) -> Result[dict[str, float]]:
     if not text:
         return Ok({})
@@ -137,6 +142,9 @@ def backtest(
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write cached results."),
     mode: DeskMode = typer.Option(DeskMode.deterministic, "--mode", help="The desk strategy's mode."),
     budget: float | None = typer.Option(None, "--budget", help="The desk's model budget, USD, whole run."),
+    desk_sizing: DeskSizing = typer.Option(
+        DeskSizing.full, "--desk-sizing", help="desk strategy: full (whole account) or desk (its own size %)."
+    ),
     fmt: Fmt = typer.Option(Fmt.terminal, "--format", "-f", help="terminal | json | markdown | html."),
     out: Path | None = typer.Option(None, "--out", "-o", help="Write the report to this file."),
     as_of: str | None = typer.Option(None, "--as-of", help="The run's as-of date (default: the snapshot's)."),
@@ -176,6 +184,7 @@ def backtest(
             no_cache,
             mode,
             budget,
+            desk_sizing,
         ),
         as_json,
     )
@@ -210,6 +219,7 @@ def _request(
     no_cache: bool,
     mode: DeskMode,
     budget: float | None,
+    desk_sizing: DeskSizing,
 ) -> Result[Any]:
     from pydantic import ValidationError
 
@@ -234,6 +244,7 @@ def _request(
                 use_cache=not no_cache,
                 mode=mode.value,
                 budget_usd=budget,
+                desk_sizing=desk_sizing.value,
             )
         )
     except ValidationError as exc:

@@ -10,10 +10,11 @@ Rules:
   says "memory unavailable" and the backtest keeps one warning saying why. (Chosen over a private
   temporary state folder: reflections learnt inside a backtest would make each session depend on the
   order sessions were computed in, and the explicit switch costs nothing.)
-- Ratings map to targets (fractions of equity): BUY / OVERWEIGHT → long, ``position_pct / 100`` when
-  the desk sized it above zero, else 1 (fully long); HOLD → keep (``None``); UNDERWEIGHT / SELL → flat
-  (0), or short (``-position_pct / 100``, else -1) when shorting is allowed; REVIEW → keep, with the
-  review reason in the log.
+- Ratings map to targets (fractions of equity): BUY / OVERWEIGHT → long, UNDERWEIGHT / SELL → flat
+  (0), or short when shorting is allowed; HOLD → keep (``None``); REVIEW → keep, with the review reason
+  in the log. The size is the sizing's: ``full`` (the default) takes the whole account, as the five
+  baselines and the paper's agents do, so the rows compare decision rules, not sizes; ``desk`` takes
+  the desk's own ``position_pct / 100`` (a few percent: a position in a portfolio), else 1.
 - Mode: deterministic by default. With ``mode="model"`` (or ``auto`` with a model configured) each
   session's run gets what is left of ``budget_usd`` as its budget; once the budget is spent the rest of
   the sessions run deterministic, and a warning names the session where that happened.
@@ -27,7 +28,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import Any, Literal
 
 from findesk.agents.runtime.outcome import RequestedMode
 from findesk.analytics.backtest.history import History
@@ -66,9 +67,12 @@ class DeskDecision:
     mode: str = "deterministic"
 
 
-def target_of(rating: str, position_pct: float, allow_short: bool) -> float | None:
+Sizing = Literal["full", "desk"]
+
+
+def target_of(rating: str, position_pct: float, allow_short: bool, sizing: Sizing = "full") -> float | None:
     """The rating → target rule of the module docstring."""
-    size = position_pct / 100.0 if position_pct > 0 else 1.0
+    size = position_pct / 100.0 if sizing == "desk" and position_pct > 0 else 1.0
     if rating in ("BUY", "OVERWEIGHT"):
         return size
     if rating in ("UNDERWEIGHT", "SELL"):
@@ -99,6 +103,7 @@ async def desk_decisions(
     sessions: Sequence[date],
     *,
     allow_short: bool = False,
+    sizing: Sizing = "full",
     mode: RequestedMode = "deterministic",
     budget_usd: float | None = None,
     hook: SessionHook | None = None,
@@ -161,7 +166,7 @@ async def desk_decisions(
             session=day,
             rating=final.rating,
             position_pct=final.position_pct,
-            target=target_of(final.rating, final.position_pct, allow_short),
+            target=target_of(final.rating, final.position_pct, allow_short, sizing),
             reason=f"desk {why}",
             seconds=seconds,
             cost_usd=cost,

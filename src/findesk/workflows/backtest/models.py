@@ -40,6 +40,7 @@ class BacktestRequest(_Model):
     use_cache: bool = True
     mode: Literal["deterministic", "model", "auto"] = "deterministic"  # the desk's
     budget_usd: float | None = Field(None, gt=0)  # the desk's model budget over the whole backtest
+    desk_sizing: Literal["full", "desk"] = "full"  # desk strategy: whole account, or the desk's own size
 
 
 class RiskFree(_Model):

@@ -219,7 +219,7 @@ async def _desk_row(
     say: Callable[[str], None],
     hook: desk_strategy.SessionHook | None,
 ) -> Result[BacktestRow]:
-    identity = f"|desk:{req.mode}:{req.budget_usd}:{_data_identity(tools)}"
+    identity = f"|desk:{req.mode}:{req.budget_usd}:{req.desk_sizing}:{_data_identity(tools)}"
     job = Job(bars.ticker, desk_strategy.NAME, {}, req.start, req.end, config, bars, extra_key=identity)
     key = job.key()
     if hook is None:  # a hooked run (tests, audits) always reads again
@@ -236,6 +236,7 @@ async def _desk_row(
         bars.ticker,
         sessions,
         allow_short=config.allow_short,
+        sizing=req.desk_sizing,
         mode=mode,
         budget_usd=req.budget_usd,
         hook=hook,
