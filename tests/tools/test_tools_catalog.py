@@ -18,6 +18,10 @@ from findesk.tools.catalog import data_tools, default_registry, open_tool_contex
 Call = Callable[..., ToolOutcome]
 
 EXPECTED = {
+    "get_market_movers",
+    "get_sector_performance",
+    "get_topic_news",
+    "get_industry_performance",
     "get_company",
     "get_quote",
     "get_price_history",

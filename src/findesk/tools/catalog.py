@@ -35,6 +35,7 @@ from findesk.tools import (
     macro_crypto,
     market,
     news_search,
+    scan,
     search_filings,
     social,
     trading_fundamentals,
@@ -63,6 +64,7 @@ def data_tools() -> list[Tool]:
         *trading_market.TOOLS,
         *trading_fundamentals.TOOLS,
         *trading_news.TOOLS,
+        *scan.TOOLS,
     ]
 
 
