@@ -3,8 +3,9 @@
 Rules:
 - Presentation only: every figure is the report's own, rounded for display; a missing Sharpe (returns
   that do not vary) prints as "—", never 0.
-- Each row shows the strategy next to buy & hold over the same window, then the timing; the risk-free
-  source and every warning are printed, nothing is dropped.
+- Buy & hold over the same window (the same fills and costs) is shown once per ticker, first, unless
+  it was asked for as a strategy; then each strategy with its time per session. The risk-free source
+  and every warning are printed, nothing is dropped.
 - The per-session decision log is printed for at most ``LOG_ROWS`` sessions per row in Markdown (the
   JSON report has all of them).
 """
@@ -45,19 +46,27 @@ HEAD = [
     "trades",
     "turnover",
     "exposure %",
-    "s/session",
+    "ms/session",
 ]
 
 
 def table_rows(report: BacktestReport) -> list[list[str]]:
     out: list[list[str]] = []
+    shown: set[tuple[str, object, object]] = set()  # (ticker, start, end) whose buy & hold is printed
     for row in report.rows:
-        per = f"{row.timing.seconds_per_session:.4f}" + (" (cached)" if row.timing.cached else "")
+        window = (row.ticker, row.start, row.end)
+        if window not in shown:
+            shown.add(window)
+            # the benchmark once per ticker and window, first: buy & hold with the same fills and costs
+            if not any(
+                r.strategy == "buy_hold" and (r.ticker, r.start, r.end) == window for r in report.rows
+            ):
+                out.append([row.ticker, "buy & hold (benchmark)", *_cells(row.buy_hold), ""])
+        ms = row.timing.seconds_per_session * 1000
+        per = f"{ms:.2f}" + (" (cached)" if row.timing.cached else "")
         params = ",".join(f"{k}={v:g}" for k, v in row.params.items())
         name = row.strategy + (f" ({params})" if params else "")
         out.append([row.ticker, name, *_cells(row.metrics), per])
-        if row.strategy != "buy_hold":
-            out.append([row.ticker, "buy & hold (same window)", *_cells(row.buy_hold), ""])
     return out
 
 
