@@ -55,7 +55,7 @@ def test_json_has_metrics_next_to_buy_and_hold_the_curve_and_the_log() -> None:
 
 
 @pytest.mark.parametrize(
-    ("fmt", "says"), [("markdown", "| ticker |"), ("html", "<svg"), ("terminal", "buy & hold")]
+    ("fmt", "says"), [("markdown", "| ticker |"), ("html", "<svg"), ("terminal", "buy_hold")]
 )
 def test_every_format_renders(fmt: str, says: str, tmp_path: Path) -> None:
     out = tmp_path / f"bt.{fmt}"
@@ -77,6 +77,16 @@ def test_every_format_renders(fmt: str, says: str, tmp_path: Path) -> None:
     assert got.exit_code == 0, got.stderr
     text = out.read_text()
     assert says in text and "kdj_rsi" in text
+
+
+def test_the_terminal_table_shows_buy_and_hold_once_per_ticker_first() -> None:
+    got = findesk(
+        "backtest", "AAPL", "GOOGL", "--start", "2024-01-02", "--end", "2024-03-28", "-s", "macd", "sma", "-q"
+    )
+    assert got.exit_code == 0, got.stderr
+    lines = [line for line in got.stdout.splitlines() if line.startswith(("AAPL", "GOOGL"))]
+    assert [line.split()[1] for line in lines] == ["buy", "macd", "sma", "buy", "macd", "sma"]
+    assert "buy & hold (benchmark)" in lines[0] and "-6.85" in lines[0]  # AAPL, next-open fill, default costs
 
 
 @pytest.mark.parametrize(
