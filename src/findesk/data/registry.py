@@ -5,7 +5,8 @@ Rules:
   live mode uses the live vendor for each category that has one. A category only the snapshot serves
   (transcripts, the earnings calendar, fundamentals, funds, the whole-market universe views, balances,
   mixers, token prices) has no live chain, so live mode answers it ``not_configured`` naming the
-  category, never a live vendor's "does not serve". ``Settings.chains`` overrides any category (e.g. ``mixers = ["snapshot"]``).
+  category, never a live vendor's "does not serve". ``Settings.chains`` overrides any category (e.g.
+  ``mixers = ["snapshot"]``).
 - Live chains never name the snapshot: a live run answers from live sources or says it could not, it
   never mixes in recorded data silently. So the full-text news search (``news_search``) is
   ``["newsapi"]`` live (without a NewsAPI key: ``not_configured``, which the news tool reads as "no

@@ -63,6 +63,18 @@ BUILTIN: tuple[Entry, ...] = (
         "Trading desk: one company on one date, four analysts in parallel, bull/bear debate, research "
         "manager, trader, risk debate and the risk manager's rating (BUY..SELL) and size. A simulation.",
     ),
+    Entry(
+        "scan",
+        "findesk.workflows.scan.spec:SPEC",
+        "Market scanner: geopolitical topics, movers and sector performance in parallel, a deep dive on the "
+        "top 3 sectors, and a synthesis with 8-10 stocks to investigate. Ideas to research, not advice.",
+    ),
+    Entry(
+        "pipeline",
+        "findesk.workflows.pipeline.spec:SPEC",
+        "Scan to trade: the market scan, then the trading desk on its top N picks in parallel under one "
+        "model budget, and one summary table naming every run. A simulation, not advice.",
+    ),
 )
 
 

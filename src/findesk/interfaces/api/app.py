@@ -26,7 +26,18 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from findesk import __version__
-from findesk.interfaces.api import briefs, errors, etf_weekly, memory, ops, queries, runs, trade, workflows
+from findesk.interfaces.api import (
+    briefs,
+    errors,
+    etf_weekly,
+    memory,
+    ops,
+    queries,
+    runs,
+    scan,
+    trade,
+    workflows,
+)
 from findesk.interfaces.api.auth import authenticate
 from findesk.interfaces.api.errors import ApiError, error_response
 from findesk.interfaces.api.metrics import RequestMetrics
@@ -147,6 +158,7 @@ def create_app(services: ApiServices) -> FastAPI:
     app.include_router(queries.router)
     app.include_router(etf_weekly.router)
     app.include_router(trade.router)
+    app.include_router(scan.router)
     app.include_router(runs.router)
     app.include_router(memory.router)
     app.include_router(workflows.router)

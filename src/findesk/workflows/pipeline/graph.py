@@ -1,0 +1,145 @@
+"""The scan-to-trade pipeline as a LangGraph state graph: ``scan → desks``.
+
+Rules:
+- Each step is a child run through the one runner (``run_workflow``): its own run id, opening event,
+  audit record and report, on the pipeline's open tools, registry, mode and date. Child events go only to
+  the pipeline's audit log (never to its stream: a child's ``done`` is not the pipeline's).
+- ``scan`` runs the ``scan`` workflow; ``desks`` takes its top N candidates (conviction, then the scan's
+  order: ``analytics.scan.candidates.ranked``) and runs the ``trade`` workflow on each, concurrently
+  (asyncio), each row streamed as its run ends.
+- One model budget: every child's model calls are charged to the pipeline's ledger (``budget``).
+- A desk run that is refused (not a company: a fund, no CIK) or fails is a row with the reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import date
+from typing import Any, TypedDict, cast
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from pydantic import BaseModel
+
+from findesk.agents.roles.scan.models import Candidate
+from findesk.analytics.scan.candidates import ranked
+from findesk.core.events.audit import AuditLog
+from findesk.core.events.trace import new_run_id
+from findesk.core.result import Err, ErrorCode, Result
+from findesk.workflows.nodes import State
+from findesk.workflows.pipeline.budget import child_settings, shared_models
+from findesk.workflows.pipeline.models import DeskRow
+from findesk.workflows.runner import WorkflowRun, run_workflow
+from findesk.workflows.scan.models import ScanReport
+from findesk.workflows.spec import AgentNotes, RunKit, WorkflowSpec
+
+REFUSALS = (ErrorCode.NOT_FOUND, ErrorCode.OUT_OF_SCOPE, ErrorCode.INVALID_INPUT, ErrorCode.REFUSED)
+
+
+class PipelineState(TypedDict, total=False):
+    day: date
+    top: int
+    user: str
+    scan: ScanReport | None
+    scan_run_id: str | None
+    scan_error: str | None
+    rows: list[DeskRow]
+    budget_usd: float  # the pipeline's one ledger: its limit and what every child spent on it
+    spent_usd: float
+    agents: AgentNotes
+
+
+async def child_run(
+    kit: RunKit, spec: WorkflowSpec[Any, Any], inputs: BaseModel | dict[str, Any], run_id: str
+) -> Result[WorkflowRun[Any]]:
+    """``spec`` on ``inputs`` as its own recorded run, on the pipeline's tools and shared budget."""
+    runtime = kit.runtime
+    sinks = [s for s in kit.tracer.bus.sinks if isinstance(s, AuditLog)]
+    return await run_workflow(
+        spec,
+        inputs,
+        settings=child_settings(runtime.budget),
+        context=kit.context,
+        sinks=sinks,
+        mode=kit.mode,
+        models=shared_models(runtime.models, runtime.budget),
+        registry=runtime.registry,
+        run_id=run_id,
+        tools=runtime.ctx,
+    )
+
+
+async def _scan(state: State, runtime: Runtime[RunKit]) -> dict[str, Any]:
+    from findesk.workflows.scan.spec import SPEC as SCAN
+
+    kit = runtime.context
+    run_id = new_run_id()
+    done = await child_run(kit, SCAN, {"date": state["day"].isoformat()}, run_id)
+    update: dict[str, Any] = {"scan_run_id": run_id}
+    if isinstance(done, Err):
+        update.update({"scan": None, "scan_error": f"{done.code.value}: {done.reason}"})
+    else:
+        update.update({"scan": done.value.report, "scan_error": None})
+    runtime.stream_writer(("scan", update["scan"] or update["scan_error"]))
+    await kit.durable()
+    return update
+
+
+def top_candidates(report: ScanReport | None, n: int) -> list[Candidate]:
+    if report is None or report.synthesis is None:
+        return []
+    return ranked(report.synthesis.stocks_to_investigate)[:n]
+
+
+def _row(c: Candidate, run_id: str, done: Result[WorkflowRun[Any]]) -> DeskRow:
+    base = {
+        "ticker": c.ticker,
+        "sector": c.sector,
+        "angle": c.angle,
+        "conviction": c.conviction,
+        "run_id": run_id,
+    }
+    if isinstance(done, Err):
+        status = "refused" if done.code in REFUSALS else "failed"
+        return DeskRow(**base, status=status, headline=f"{done.code.value}: {done.reason}")
+    r = done.value.report
+    f = r.final_decision
+    size = f"{f.position_pct:g}% of capital" if f.position_pct else "no position"
+    return DeskRow(
+        **base,
+        status="ok",
+        rating=f.rating,
+        position_pct=f.position_pct,
+        direction=f.direction,
+        headline=f"{r.identity.ticker} ({r.identity.name}): {f.rating}, {size}",
+        cost_usd=r.cost_usd,
+    )
+
+
+async def _desks(state: State, runtime: Runtime[RunKit]) -> dict[str, Any]:
+    from findesk.workflows.trading.spec import SPEC as TRADE
+
+    kit = runtime.context
+    picks = top_candidates(state.get("scan"), state["top"])
+
+    async def one(c: Candidate) -> DeskRow:
+        run_id = new_run_id()
+        inputs = {"ticker": c.ticker, "date": state["day"].isoformat(), "user": state.get("user") or "local"}
+        row = _row(c, run_id, await child_run(kit, TRADE, inputs, run_id))
+        runtime.stream_writer(("desk", row))
+        return row
+
+    rows = list(await asyncio.gather(*(one(c) for c in picks)))
+    await kit.durable()
+    ledger = kit.runtime.budget
+    return {"rows": rows, "budget_usd": ledger.limit_usd, "spent_usd": ledger.spent_usd}
+
+
+def build_graph() -> StateGraph:  # type: ignore[type-arg]
+    graph: Any = StateGraph(PipelineState)
+    graph.add_node("scan", _scan)
+    graph.add_node("desks", _desks)
+    graph.add_edge(START, "scan")
+    graph.add_edge("scan", "desks")
+    graph.add_edge("desks", END)
+    return cast(StateGraph, graph)  # type: ignore[type-arg]

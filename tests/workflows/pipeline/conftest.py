@@ -1,0 +1,30 @@
+"""Fixtures for the pipeline's tests: settings with a temporary state folder (its audit log and the desk's
+decision log) and one open tool context on the snapshot at 2025-08-29."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from findesk.core.config import Settings
+from findesk.tools.base import ToolContext
+from snapshot_kit import snapshot_tools
+
+DAY = "2025-08-29"
+
+
+@pytest.fixture(scope="module")
+def pipe_settings(snapshot_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return Settings(
+        snapshot_dir=snapshot_dir,
+        cache_dir=tmp_path_factory.mktemp("pipe-cache"),
+        state_dir=tmp_path_factory.mktemp("pipe-state"),
+        chains={},
+    )
+
+
+@pytest.fixture(scope="module")
+def pipe_tools(pipe_settings: Settings) -> Iterator[ToolContext]:
+    yield from snapshot_tools(pipe_settings, DAY)
