@@ -49,6 +49,33 @@ def test_every_phase_reports_and_the_synthesis_lists_8_to_10_board_tickers(scan_
     assert "not advice" in s.executive_summary and "not investment advice" in r.disclaimer
 
 
+def test_a_candidates_sector_says_whose_classification_it_is(scan_run: ScanRun) -> None:
+    s = scan_run.ok.synthesis
+    assert s is not None
+    gics = {
+        "Health Care",
+        "Materials",
+        "Consumer Discretionary",
+        "Information Technology",
+        "Financials",
+        "Industrials",
+        "Energy",
+        "Utilities",
+        "Real Estate",
+        "Consumer Staples",
+        "Communication Services",
+    }
+    movers = [c for c in s.stocks_to_investigate if c.angle in {"momentum", "catalyst", "reversal"}]
+    assert movers, "2025-08-29 has large liquid gainers"
+    # Nasdaq files BABA under Real Estate: a mover's sector is labelled as the listing directory's
+    assert all(c.sector.endswith("(Nasdaq's sector)") for c in movers)
+    leaders = [c for c in s.stocks_to_investigate if c.angle == "relative-strength"]
+    assert leaders and all(c.sector in gics for c in leaders)
+    # a one-member sub-industry's "100% breadth" is only that stock: the count is stated
+    nem = next(c for c in leaders if c.ticker == "NEM")
+    assert "Gold (1 member, median 1M" in nem.rationale
+
+
 def test_every_figure_is_traced_and_the_json_round_trips(scan_run: ScanRun) -> None:
     r = scan_run.ok
     assert r.guard.untraced_numbers == [] and r.guard.clean, r.guard

@@ -227,8 +227,9 @@ def _rs_pick(
     boards: Boards, d: SectorDeepDive, stock: StockPerf, angle: Angle = "relative-strength"
 ) -> _Pick:
     sub = _sub_of(d, stock)
+    members = "" if sub is None else f"{sub.members} member{'s' if sub.members != 1 else ''}, "
     where = (
-        f"{stock.sub_industry} (median 1M {pct(sub.median_return_1m)}, breadth "
+        f"{stock.sub_industry} ({members}median 1M {pct(sub.median_return_1m)}, breadth "
         f"{'n/a' if sub.breadth_1m is None else f'{sub.breadth_1m:.2f}%'})"
         if sub is not None
         else stock.sub_industry
@@ -259,6 +260,12 @@ def _mover_text(r: MoverRow, verb: str) -> str:
     )
 
 
+def _listing_sector(r: MoverRow) -> str:
+    # a mover's sector is the listing directory's (Nasdaq's), which can differ from GICS (Nasdaq files
+    # BABA under Real Estate): say whose it is, so it is never read as the GICS sector of the others
+    return f"{r.sector} (Nasdaq's sector)" if r.sector else "unknown (not in the listing directory)"
+
+
 def _large(r: MoverRow) -> bool:
     return (
         r.market_cap_usd is not None and r.market_cap_usd >= LARGE_CAP_USD and r.dollar_volume >= LIQUID_USD
@@ -277,7 +284,7 @@ def _mover_pick(boards: Boards, r: MoverRow, headlines: list[TopicHeadline]) -> 
     why = "; a headline names it" if named else ""
     return _Pick(
         ticker=r.symbol,
-        sector=r.sector or "unknown (not in the listing directory)",
+        sector=_listing_sector(r),
         angle=angle,
         conviction=_cap(conviction, boards.regime),
         rationale=f"{_mover_text(r, 'rose')}, among the session's largest gainers{why}.",
@@ -307,7 +314,7 @@ def _laggard_pick(boards: Boards, d: SectorDeepDive, stock: StockPerf) -> _Pick:
 def _reversal_pick(r: MoverRow) -> _Pick:
     return _Pick(
         ticker=r.symbol,
-        sector=r.sector or "unknown (not in the listing directory)",
+        sector=_listing_sector(r),
         angle="reversal",
         conviction="low",
         rationale=f"{_mover_text(r, 'fell')}, among the session's largest losers: possibly oversold.",
