@@ -145,7 +145,8 @@ def _run_job(
     send: Callable[[tuple[str, ...]], None],
 ) -> None:
     run_id = job.start.run_id
-    sink = CallbackSink(lambda event: send((_EVENT, run_id, event.to_json())))
+    # child runs' events (a pipeline's scan and desks) go to the server too, which records them
+    sink = CallbackSink(lambda event: send((_EVENT, run_id, event.to_json())), child_runs=True)
 
     def refuse(err: Err) -> None:
         tracer = Tracer(EventBus([sink]), run_id, _counter=itertools.count(job.start.next_seq))
@@ -192,9 +193,10 @@ class _Run:
         self.ended = False  # its closing done/error event has been forwarded
 
     def forward(self, event: Event) -> None:
-        self.last_seq = event.seq
-        if event.parent_id is None and isinstance(event.data, Done | Error):
-            self.ended = True
+        if event.run_id == self.job.start.run_id:  # a child run's events neither number nor end it
+            self.last_seq = event.seq
+            if event.parent_id is None and isinstance(event.data, Done | Error):
+                self.ended = True
         self.bus.emit(event)
 
     def finish(self, code: str | None = None, message: str = "") -> None:

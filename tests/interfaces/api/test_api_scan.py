@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from api_kit import MakeApi, Sse, parse_sse
 from fastapi.testclient import TestClient
 
@@ -79,3 +80,64 @@ def test_the_listing_offers_both_forms(make_api: MakeApi) -> None:
     assert set(listed["scan"]["input_schema"]["properties"]) == {"date"}
     props = listed["pipeline"]["input_schema"]["properties"]
     assert set(props) == {"date", "top"}  # the user is the caller's key, never a field
+
+
+def test_a_keys_pipeline_is_charged_every_child_runs_model_cost(make_api: MakeApi) -> None:
+    """The desks' and the scan's model calls are the pipeline's cost: the key pays for all of them
+    (a pipeline must not be a way around the daily cost cap), while the stream shows the pipeline only."""
+    from datetime import UTC, datetime
+
+    from findesk.agents.role import Role
+    from findesk.core.access import spent_today
+    from findesk.core.config import ApiTier
+    from findesk.core.llm.chain import ModelChain
+    from findesk.core.result import Err, Result
+    from findesk.testing.fake_scan_models import scan_models
+    from findesk.testing.fake_trade_models import trade_models
+
+    trade, _ = trade_models()
+    scan, _ = scan_models("good")
+
+    def resolve(role: Role[Any, Any]) -> Result[ModelChain]:
+        return scan(role) if role.name == "scan_synthesis" else trade(role)
+
+    client = make_api(require_keys=True, tiers={"pro": ApiTier(rpm=100, daily_cost_usd=50.0)}, models=resolve)
+    services = client.app.state.services  # type: ignore[attr-defined]
+    made = services.keys.create("desk", "pro", tiers=services.settings.api.tiers)
+    assert not isinstance(made, Err), made
+    key, secret = made.value
+    response = client.post(
+        "/v1/pipeline",
+        json={"date": "2025-08-29", "top": 2, "mode": "model"},
+        headers={"Authorization": f"Bearer {secret}"},
+    )
+    assert response.status_code == 200, response.text
+    frames = parse_sse(response.text)
+    run_id = response.headers["x-run-id"]
+    assert {f.data["run_id"] for f in frames} == {run_id}  # no child event in the stream
+    kinds = [f.event for f in frames]
+    assert kinds.count("done") == 1
+    report = frames[kinds.index("done")].data["data"]["result"]
+    assert [r["status"] for r in report["rows"]] == ["ok", "ok"]
+    children = sum(r["cost_usd"] for r in report["rows"])
+    assert children > 0.05  # two desks of 17 model calls each
+    spent = spent_today(services.keys, key.id, datetime.now(UTC))
+    assert not isinstance(spent, Err), spent
+    assert spent.value == pytest.approx(report["cost_usd"], rel=1e-6) and spent.value >= children
+
+
+def test_a_pipeline_in_a_worker_records_its_children_and_streams_only_itself(make_api: MakeApi) -> None:
+    client = make_api(workers=1)
+    status, frames, error, run_id = _post(
+        client, "/v1/pipeline", {"date": "2025-08-29", "top": 1, "mode": "deterministic"}
+    )
+    assert status == 200, error
+    assert {f.data["run_id"] for f in frames} == {run_id}
+    kinds = [f.event for f in frames]
+    assert kinds.count("done") == 1 and "error" not in kinds
+    report = frames[kinds.index("done")].data["data"]["result"]
+    children = [report["scan_run_id"], *(r["run_id"] for r in report["rows"])]
+    assert len(children) == 2
+    for child in children:  # each child run is in the server's audit log, though it ran in a worker
+        got = client.get(f"/v1/runs/{child}")
+        assert got.status_code == 200, (child, got.text)

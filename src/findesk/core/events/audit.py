@@ -199,6 +199,8 @@ class _RunDelta:
 class AuditLog:
     """A ``Sink`` that records events; also reads runs back. Create with ``AuditLog.open``."""
 
+    child_runs = True  # records the runs a run starts (a pipeline's) as runs of their own
+
     def __init__(self, location: str, reader: Engine, writer: Engine | None, backend: str) -> None:
         self.location = location  # file path, or the URL without its password
         self._reader = reader

@@ -110,9 +110,18 @@ class MemorySink:
         return [e for e in self.events if e.data.type == kind]
 
 
+def takes_child_runs(sink: Sink) -> bool:
+    """Whether ``sink`` also receives the events of the runs a run starts (a pipeline's scan and desk
+    runs): the audit log records them, a forwarder hands them on to the process that records them, a
+    stream counts their model cost against its key; a view of one run (the terminal, the stream's
+    queue of events) is not given them. A sink says so with ``child_runs = True``."""
+    return bool(getattr(sink, "child_runs", False))
+
+
 class CallbackSink:
-    def __init__(self, callback: Callable[[Event], None]) -> None:
+    def __init__(self, callback: Callable[[Event], None], *, child_runs: bool = False) -> None:
         self._callback = callback
+        self.child_runs = child_runs  # a forwarder hands on child runs' events too (``takes_child_runs``)
 
     def write(self, event: Event) -> None:
         self._callback(event)

@@ -73,11 +73,19 @@ STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
 
 
 class QueueSink:
-    """Hands events to the request's stream; safe from worker threads (emits hop onto the loop)."""
+    """Hands the run's events to the request's stream; safe from worker threads (emits hop onto the
+    loop). It also receives the events of the runs the run starts (a pipeline's scan and desks): their
+    model cost counts against the key, but only the run's own events are streamed (a child's ``done``
+    is not the run's)."""
 
-    def __init__(self, queue: asyncio.Queue[Event | None], loop: asyncio.AbstractEventLoop) -> None:
+    child_runs = True
+
+    def __init__(
+        self, queue: asyncio.Queue[Event | None], loop: asyncio.AbstractEventLoop, run_id: str | None = None
+    ) -> None:
         self._queue = queue
         self._loop = loop
+        self._run_id = run_id
         self._thread = threading.get_ident()
         self._detached = False
         self.cost_usd = 0.0  # what the run's model calls cost so far
@@ -89,7 +97,7 @@ class QueueSink:
     def write(self, event: Event) -> None:
         if isinstance(event.data, LlmCall):
             self.cost_usd += event.data.cost_usd
-        if self._detached:
+        if self._detached or (self._run_id is not None and event.run_id != self._run_id):
             return
         if threading.get_ident() == self._thread:
             self._queue.put_nowait(event)
@@ -176,7 +184,7 @@ async def stream_run(
 
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[Event | None] = asyncio.Queue()
-    sink = QueueSink(queue, loop)
+    sink = QueueSink(queue, loop, run_id)
     sinks: list[Sink] = [sink, services.audit, MetricsSink(services.metrics)]
     # the run's first event goes out now, even if the run waits for a worker
     opening = Tracer(EventBus(sinks), run_id).emit(opening_event(spec, parsed.value, context.value, mode))

@@ -3,7 +3,10 @@
 Rules:
 - Each step is a child run through the one runner (``run_workflow``): its own run id, opening event,
   audit record and report, on the pipeline's open tools, registry, mode and date. Child events go only to
-  the pipeline's audit log (never to its stream: a child's ``done`` is not the pipeline's).
+  the sinks that take child runs (``takes_child_runs``): the audit log, a worker's forwarder to the
+  server's audit log, and the HTTP stream's cost count (their model cost is charged to the caller's key);
+  never to a view of the pipeline run (the terminal, the streamed events: a child's ``done`` is not the
+  pipeline's).
 - ``scan`` runs the ``scan`` workflow; ``desks`` takes its top N candidates (conviction, then the scan's
   order: ``analytics.scan.candidates.ranked``) and runs the ``trade`` workflow on each, concurrently
   (asyncio), each row streamed as its run ends.
@@ -23,8 +26,7 @@ from pydantic import BaseModel
 
 from findesk.agents.roles.scan.models import Candidate
 from findesk.analytics.scan.candidates import ranked
-from findesk.core.events.audit import AuditLog
-from findesk.core.events.trace import new_run_id
+from findesk.core.events.trace import new_run_id, takes_child_runs
 from findesk.core.result import Err, ErrorCode, Result
 from findesk.workflows.nodes import State
 from findesk.workflows.pipeline.budget import child_settings, shared_models
@@ -54,7 +56,7 @@ async def child_run(
 ) -> Result[WorkflowRun[Any]]:
     """``spec`` on ``inputs`` as its own recorded run, on the pipeline's tools and shared budget."""
     runtime = kit.runtime
-    sinks = [s for s in kit.tracer.bus.sinks if isinstance(s, AuditLog)]
+    sinks = [s for s in kit.tracer.bus.sinks if takes_child_runs(s)]
     return await run_workflow(
         spec,
         inputs,
