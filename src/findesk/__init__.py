@@ -8,15 +8,19 @@ from findesk.core.version import VERSION
 
 __version__ = VERSION
 
-__all__ = ["__version__", "brief", "run"]
+__all__ = ["__version__", "backtest", "brief", "run"]
 
 
 def __getattr__(name: str) -> object:
-    # ``from findesk import brief, run`` without importing LangGraph for every CLI command.
+    # ``from findesk import backtest, brief, run`` without importing LangGraph for every CLI command.
     if name == "brief":
         from findesk.workflows.brief.run import brief
 
         return brief
+    if name == "backtest":
+        from findesk.workflows.backtest.api import backtest
+
+        return backtest
     if name == "run":
         from findesk.workflows.inprocess import run
 
