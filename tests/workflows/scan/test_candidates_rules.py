@@ -175,3 +175,17 @@ def test_ranked_puts_conviction_first_then_the_scan_order() -> None:
     assert order == sorted(order, key={"high": 0, "medium": 1, "low": 2}.__getitem__)
     highs = [c.ticker for c in picks if c.conviction == "high"]
     assert [c.ticker for c in rules.ranked(picks)][: len(highs)] == highs
+
+
+def test_each_risk_is_about_the_stock_itself() -> None:
+    by = {c.ticker: c for c in rules.pick_candidates(_boards(tone=0.1))}
+    # a loser picked as a reversal: its fall can extend (not "reverse", which is the idea, not the risk)
+    assert by["LLL"].risks == ["a one-session fall of -12.00% can extend"]
+    assert by["GGG"].risks == ["a one-session move of +14.00% can reverse"]
+    # a pullback in a leading sector: the decline may continue
+    assert by["DDD"].risks == ["the one-month decline of -4.00% may continue"]
+    # the weakest member of its group warns only when it fell: DDD (-4 %) does for AAA; QQQQ (+1 %) is no
+    # risk for PPP, so PPP's is its own run-up, never another sector's news (XLU is a laggard)
+    assert by["AAA"].risks == ["its sub-industry's weakest member DDD returned -4.00% over 1M"]
+    assert by["PPP"].risks == ["a one-month gain of +2.50% can reverse"]
+    assert not any("XLU" in r or "Utilities" in r for c in by.values() for r in c.risks)

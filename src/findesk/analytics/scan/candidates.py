@@ -32,8 +32,9 @@ Catalysts: up to ``MAX_NOTES`` (2) headlines of the boards naming the ticker (or
 else the newest headline of its deep-dived sector's news whose title names the sector or the stock's
 sub-industry; none when no headline does (never an unrelated one).
 Risks (at most 3): its sector ETF among the laggards, the most negative topic exposing its sector ETF,
-a one-session move's size, the sub-industry's worst stock, a risk-off regime; when none applies, the
-worst laggard sector's 1M return.
+a one-session move's size (a fall can extend), the sub-industry's worst stock when it fell over 1M, a
+risk-off regime; when none applies, the
+stock's own one-month move (a gain can reverse, a decline may continue), never another sector's news.
 Themes (at most 6): the three sector leaders (high when 1M >= 3 % and 3M >= 5 %; medium when 1M > 0;
 else low), the busiest news topic (high with >= 20 articles and |tone| >= 0.2; medium with >= 5
 articles; else low) and breadth (the regime's sector breadth: high >= 70 %, low <= 30 %, else medium).
@@ -110,6 +111,7 @@ class _Pick:
     etf: str | None = None  # the sector ETF it belongs to, when a deep dive named it
     sub_industry: str | None = None
     move: float | None = None  # a one-session change (movers)
+    return_1m: float | None = None  # its one-month return (deep-dive picks)
     worst: StockPerf | None = None  # its sub-industry's worst stock
     named: list[str] = field(default_factory=list)  # headlines naming it
 
@@ -247,6 +249,7 @@ def _rs_pick(
         name=stock.name,
         etf=d.etf,
         sub_industry=stock.sub_industry,
+        return_1m=stock.return_1m,
         worst=sub.worst
         if sub is not None and sub.worst is not None and sub.worst.ticker != stock.ticker
         else None,
@@ -308,6 +311,7 @@ def _laggard_pick(boards: Boards, d: SectorDeepDive, stock: StockPerf) -> _Pick:
         rationale=rationale,
         name=stock.name,
         etf=d.etf,
+        return_1m=stock.return_1m,
     )
 
 
@@ -404,17 +408,25 @@ def _risks(boards: Boards, p: _Pick) -> list[str]:
                 f"{t.topic} news exposes {p.etf}: mean tone {t.tone:+.2f} over {t.articles:,} articles"
             )
     if p.move is not None:
-        risks.append(f"a one-session move of {pct(p.move)} can reverse")
-    if p.worst is not None:
+        # a jump can give back; a fall (a reversal idea) can run on
+        risks.append(
+            f"a one-session move of {pct(p.move)} can reverse"
+            if p.move >= 0
+            else f"a one-session fall of {pct(p.move)} can extend"
+        )
+    if p.worst is not None and p.worst.return_1m is not None and p.worst.return_1m < 0:
+        # only a falling member is a warning: the weakest of a rising group is not a risk
         risks.append(
             f"its sub-industry's weakest member {p.worst.ticker} returned {pct(p.worst.return_1m)} over 1M"
         )
     if boards.regime is not None and boards.regime.label == "risk-off":
         risks.append(f"the market regime is risk-off (score {boards.regime.score:+g})")
-    if not risks and sectors is not None and sectors.laggards:
-        lag = next((f for f in sectors.sectors if f.ticker == sectors.laggards[0]), None)
-        if lag is not None:
-            risks.append(f"money is leaving {lag.name} ({lag.ticker} 1M {pct(lag.returns.get('1M'))})")
+    if not risks and p.return_1m is not None:
+        # the stock's own move is the one risk every board shows: a run-up can give back, a pullback run on
+        if p.return_1m >= 0:
+            risks.append(f"a one-month gain of {pct(p.return_1m)} can reverse")
+        else:
+            risks.append(f"the one-month decline of {pct(p.return_1m)} may continue")
     return risks[:3] or ["no board flags a specific risk; verify with the company's filings"]
 
 
