@@ -80,3 +80,26 @@ def test_a_scan_streams_every_phase_and_lists_the_stocks_to_investigate(server: 
     assert tab.evaluate("document.scripts.length") == 0
     tab.close()
     watch.clean()
+
+
+def test_a_pipeline_streams_the_scan_the_desks_and_a_summary(server: str, page: Page) -> None:
+    watch = Watch(page, server)
+    page.goto(f"{server}/#/run/pipeline")
+    page.wait_for_selector("#workflow option[value='pipeline']", state="attached")
+    page.wait_for_selector("#run-form:not([hidden])")
+    page.locator("#run-fields").get_by_label("Date (optional)").fill("2025-08-29")
+    page.locator("#run-fields").get_by_label("Top").fill("1")
+    page.select_option("#run-mode", "deterministic")
+    page.click("#run-start")
+    page.wait_for_selector("#run-start:enabled", timeout=RUN_S * 1000)
+
+    assert page.inner_text("#error") == ""
+    assert page.inner_text("#status").startswith("done in ")
+    boxes = page.locator("#run-sections section")
+    titles = [boxes.nth(i).locator("h2").inner_text() for i in range(boxes.count())]
+    assert titles == ["Market scan — candidates", "Trading desk on the top picks", "Summary"]
+    result = json.loads(page.inner_text("#run-result"))
+    (row,) = result["rows"]
+    assert row["status"] == "ok" and row["rating"] in boxes.nth(1).inner_text()
+    assert row["run_id"] in boxes.nth(1).inner_text()
+    watch.clean()
