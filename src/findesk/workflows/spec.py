@@ -31,7 +31,7 @@ from findesk.agents.runtime import AgentRuntime
 from findesk.agents.runtime.outcome import RequestedMode
 from findesk.core.events.model import SectionReady
 from findesk.core.events.trace import MemorySink, Tracer
-from findesk.core.result import Err, Ok, Result
+from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.context import DataContext
 from findesk.guardrails.number_trace import NumberCollector, NumberPool
 from findesk.tools.base import ToolContext
@@ -91,6 +91,30 @@ class RunFacts:
     tool_calls: list[ToolCallRecord]
     warnings: list[str]  # the agents' own warnings (fallbacks, budget, invalid output)
     round_trips: int
+
+    def usage(self) -> dict[str, Any]:
+        """The report fields every workflow carries for audit: its agents and tool calls, model calls,
+        tokens and cost (summed over the agents)."""
+        return {
+            "agents": self.agents,
+            "tool_calls": self.tool_calls,
+            "model_calls": sum(a.model_turns for a in self.agents),
+            "input_tokens": sum(a.input_tokens for a in self.agents),
+            "output_tokens": sum(a.output_tokens for a in self.agents),
+            "cost_usd": round(sum(a.cost_usd for a in self.agents), 6),
+        }
+
+
+def refuse_later(name: str, day: date, context: DataContext) -> Err | None:
+    """A workflow date after the run's as-of date, refused with the command that runs it (never moved
+    silently): the date a workflow decides on is its run's as-of date."""
+    if day > context.as_of:
+        return Err(
+            ErrorCode.INVALID_INPUT,
+            f"{name}: the date {day.isoformat()} is after the run's as-of date {context.as_of.isoformat()}; "
+            f"pass --as-of {day.isoformat()} (or later) to run it",
+        )
+    return None
 
 
 @dataclass

@@ -188,12 +188,7 @@ def _assemble(state: Mapping[str, Any], scope: RunScope, _handler: StreamHandler
         watched=quant.watched,
         warnings=[*quant.warnings, *run.warnings, *warnings, *found.warnings()],
         guard=found,
-        agents=run.agents,
-        tool_calls=run.tool_calls,
-        model_calls=sum(a.model_turns for a in run.agents),
-        input_tokens=sum(a.input_tokens for a in run.agents),
-        output_tokens=sum(a.output_tokens for a in run.agents),
-        cost_usd=round(sum(a.cost_usd for a in run.agents), 6),
+        **run.usage(),
     )
 
 

@@ -22,8 +22,7 @@ from findesk.workflows.pipeline.graph import build_graph, top_candidates
 from findesk.workflows.pipeline.models import DeskRow, PipelineInput, PipelineReport
 from findesk.workflows.report_parts import e
 from findesk.workflows.scan.models import ScanReport
-from findesk.workflows.scan.spec import refuse_later
-from findesk.workflows.spec import RunCaller, RunScope, StreamHandler, WorkflowSpec
+from findesk.workflows.spec import RunCaller, RunScope, StreamHandler, WorkflowSpec, refuse_later
 
 SECTIONS: tuple[tuple[str, str], ...] = (
     ("scan", "Market scan — candidates"),

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from findesk.core.config import Settings
-from findesk.core.result import Err, ErrorCode, Ok, Result
+from findesk.core.result import Ok, Result
 from findesk.data.context import DataContext
 from findesk.guardrails.output_guard import OutputGuard
 from findesk.workflows.scan.graph import PHASES, build_graph
@@ -24,18 +24,7 @@ from findesk.workflows.scan.models import ScanInput, ScanReport
 from findesk.workflows.scan.render_html import to_html
 from findesk.workflows.scan.render_markdown import to_markdown, to_terminal
 from findesk.workflows.scan.stream import SECTIONS, ScanStream
-from findesk.workflows.spec import RunScope, StreamHandler, WorkflowSpec
-
-
-def refuse_later(name: str, day: Any, context: DataContext) -> Err | None:
-    """A date after the run's as-of date, refused with the command that runs it."""
-    if day > context.as_of:
-        return Err(
-            ErrorCode.INVALID_INPUT,
-            f"{name}: the date {day.isoformat()} is after the run's as-of date {context.as_of.isoformat()}; "
-            f"pass --as-of {day.isoformat()} (or later) to run it",
-        )
-    return None
+from findesk.workflows.spec import RunScope, StreamHandler, WorkflowSpec, refuse_later
 
 
 def _prepare(
@@ -79,12 +68,7 @@ def _assemble(state: Mapping[str, Any], scope: RunScope, _handler: StreamHandler
         mode=run.mode,
         top_sectors=list(state.get("top_sectors") or []),
         synthesis=synthesis,
-        agents=run.agents,
-        tool_calls=run.tool_calls,
-        model_calls=sum(a.model_turns for a in run.agents),
-        input_tokens=sum(a.input_tokens for a in run.agents),
-        output_tokens=sum(a.output_tokens for a in run.agents),
-        cost_usd=round(sum(a.cost_usd for a in run.agents), 6),
+        **run.usage(),
         **phases,
     )
     found = guard.report()

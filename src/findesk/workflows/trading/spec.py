@@ -24,12 +24,12 @@ from findesk.agents.roles.trading.inputs import desk_view
 from findesk.agents.roles.trading.models import FinalDecision
 from findesk.analytics.trading.params import DeskParams
 from findesk.core.config import Settings
-from findesk.core.result import Err, ErrorCode, Ok, Result
+from findesk.core.result import Err, Ok, Result
 from findesk.data.context import DataContext
 from findesk.data.symbols import normalize_symbol
 from findesk.guardrails.output_guard import OutputGuard
 from findesk.tools.base import ToolContext
-from findesk.workflows.spec import RunCaller, RunScope, StreamHandler, WorkflowSpec
+from findesk.workflows.spec import RunCaller, RunScope, StreamHandler, WorkflowSpec, refuse_later
 from findesk.workflows.trading import identity
 from findesk.workflows.trading.graph import ANALYST_KEYS, build_graph
 from findesk.workflows.trading.models import TradeInput, TradeReport
@@ -53,12 +53,9 @@ def _prepare(
     inputs: TradeInput, context: DataContext, _settings: Settings
 ) -> Result[tuple[TradeInput, DataContext]]:
     day = inputs.date or context.as_of
-    if day > context.as_of:
-        return Err(
-            ErrorCode.INVALID_INPUT,
-            f"trade: the date {day.isoformat()} is after the run's as-of date {context.as_of.isoformat()}; "
-            f"pass --as-of {day.isoformat()} (or later) to run it",
-        )
+    refused = refuse_later("trade", day, context)
+    if refused is not None:
+        return refused
     prepared = inputs.model_copy(update={"date": day, "params": inputs.params or DeskParams()})
     return Ok((prepared, context.model_copy(update={"as_of": day, "as_of_is_default": False})))
 
@@ -142,12 +139,7 @@ def _assemble(state: Mapping[str, Any], scope: RunScope, _handler: StreamHandler
         final_decision=g("final", "trade_risk_manager", state["final"]),
         lessons=dict(state.get("lessons") or {}),
         memory_notes=list(state.get("memory_notes") or []),
-        agents=run.agents,
-        tool_calls=run.tool_calls,
-        model_calls=sum(a.model_turns for a in run.agents),
-        input_tokens=sum(a.input_tokens for a in run.agents),
-        output_tokens=sum(a.output_tokens for a in run.agents),
-        cost_usd=round(sum(a.cost_usd for a in run.agents), 6),
+        **run.usage(),
     )
     found = guard.report()
     return report.model_copy(

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from findesk.agents.role import Caps, DeterministicPolicy, Outcomes, PlannedCall, Role, outcome_value
 from findesk.agents.roles.scan.models import GeoBoard, GeopoliticalReport, Status
 from findesk.agents.roles.scan.movers import failure
-from findesk.agents.roles.trading.inputs import SUMMARY_CHARS
+from findesk.agents.roles.summaries import summary_only
 from findesk.agents.runtime.model_loop import data_task
 from findesk.analytics.scan.models import TOPICS, Topic, TopicBrief
 from findesk.tools.quarantine import is_withheld
@@ -112,8 +112,8 @@ def compose(inputs: GeopoliticalInput, outcomes: Outcomes) -> GeopoliticalReport
 def normalize(
     out: GeopoliticalReport, _inputs: GeopoliticalInput, basis: GeopoliticalReport
 ) -> GeopoliticalReport:
-    """A model's report held to code's: only its summary is kept (clipped; empty keeps code's)."""
-    return basis.model_copy(update={"summary": out.summary.strip()[:SUMMARY_CHARS] or basis.summary})
+    """A model's report held to code's: only its summary is kept (``summaries.summary_only``)."""
+    return summary_only(out, basis)
 
 
 SYSTEM_PROMPT = (

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from findesk.agents.role import Caps, DeterministicPolicy, Outcomes, PlannedCall, Role, outcome_value
 from findesk.agents.roles.scan.models import IndustryBoard, IndustryReport, Status
 from findesk.agents.roles.scan.movers import failure
-from findesk.agents.roles.trading.inputs import SUMMARY_CHARS
+from findesk.agents.roles.summaries import summary_only
 from findesk.agents.runtime.model_loop import data_task
 from findesk.analytics.scan.models import SectorDeepDive, StockPerf, SubIndustryPerf
 from findesk.tools.scan import MAX_SECTORS
@@ -103,8 +103,8 @@ def compose(_inputs: IndustriesInput, outcomes: Outcomes) -> IndustryReport:
 
 
 def normalize(out: IndustryReport, _inputs: IndustriesInput, basis: IndustryReport) -> IndustryReport:
-    """A model's report held to code's: only its summary is kept (clipped; empty keeps code's)."""
-    return basis.model_copy(update={"summary": out.summary.strip()[:SUMMARY_CHARS] or basis.summary})
+    """A model's report held to code's: only its summary is kept (``summaries.summary_only``)."""
+    return summary_only(out, basis)
 
 
 SYSTEM_PROMPT = (

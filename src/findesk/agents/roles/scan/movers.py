@@ -28,7 +28,7 @@ from findesk.agents.role import (
     outcome_value,
 )
 from findesk.agents.roles.scan.models import MoversBoard, MoversReport, Status
-from findesk.agents.roles.trading.inputs import SUMMARY_CHARS
+from findesk.agents.roles.summaries import summary_only
 from findesk.agents.runtime.model_loop import data_task
 from findesk.analytics.scan.models import MoverFilters, MoverRow
 from findesk.data.router import DO_NOT_ESTIMATE
@@ -106,8 +106,8 @@ def compose(inputs: MoversInput, outcomes: Outcomes) -> MoversReport:
 
 
 def normalize(out: MoversReport, _inputs: MoversInput, basis: MoversReport) -> MoversReport:
-    """A model's report held to code's: only its summary is kept (clipped; empty keeps code's)."""
-    return basis.model_copy(update={"summary": out.summary.strip()[:SUMMARY_CHARS] or basis.summary})
+    """A model's report held to code's: only its summary is kept (``summaries.summary_only``)."""
+    return summary_only(out, basis)
 
 
 SYSTEM_PROMPT = (

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict
 from findesk.agents.role import Caps, DeterministicPolicy, Outcomes, PlannedCall, Role, outcome_value
 from findesk.agents.roles.scan.models import SectorBoard, SectorReport, Status
 from findesk.agents.roles.scan.movers import failure
-from findesk.agents.roles.trading.inputs import SUMMARY_CHARS
+from findesk.agents.roles.summaries import summary_only
 from findesk.agents.runtime.model_loop import data_task
 from findesk.analytics.scan.models import FundPerf
 
@@ -93,8 +93,8 @@ def compose(_inputs: SectorsInput, outcomes: Outcomes) -> SectorReport:
 
 
 def normalize(out: SectorReport, _inputs: SectorsInput, basis: SectorReport) -> SectorReport:
-    """A model's report held to code's: only its summary is kept (clipped; empty keeps code's)."""
-    return basis.model_copy(update={"summary": out.summary.strip()[:SUMMARY_CHARS] or basis.summary})
+    """A model's report held to code's: only its summary is kept (``summaries.summary_only``)."""
+    return summary_only(out, basis)
 
 
 SYSTEM_PROMPT = (

@@ -31,7 +31,8 @@ from findesk.agents.role import (
     outcome_error,
     outcome_value,
 )
-from findesk.agents.roles.trading.inputs import AnalystInput, analyst_task, summary_only
+from findesk.agents.roles.summaries import summary_only
+from findesk.agents.roles.trading.inputs import AnalystInput, analyst_task
 from findesk.agents.roles.trading.models import (
     FundamentalsReport,
     PeerRank,
@@ -160,7 +161,7 @@ def compose(inputs: AnalystInput, outcomes: Outcomes) -> FundamentalsReport:
 def normalize(
     out: FundamentalsReport, _inputs: AnalystInput, basis: FundamentalsReport
 ) -> FundamentalsReport:
-    """A model's report held to code: only its summary is kept (``inputs.summary_only``)."""
+    """A model's report held to code: only its summary is kept (``summaries.summary_only``)."""
     return summary_only(out, basis)
 
 

@@ -14,7 +14,7 @@ Rules:
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -39,7 +39,6 @@ from findesk.analytics.trading.params import DeskParams
 WINDOW_DAYS = 30  # news and posts of the 30 days up to the run's date
 TOP_SIGNALS = 4
 CLAIM_CHARS = 240
-SUMMARY_CHARS = 1_200  # an analyst's model-written summary is clipped here
 ANALYSTS: tuple[Analyst, ...] = ("market", "fundamentals", "news", "social")
 
 
@@ -146,20 +145,6 @@ class RiskManagerInput(_Model):
     risk: list[TurnDigest]
     lessons: list[str] = Field(default_factory=list)
     params: DeskParams = Field(default_factory=DeskParams)
-
-
-ReportT = TypeVar("ReportT", bound=AnalystReport)
-
-
-def summary_only(out: ReportT, basis: ReportT, *, label: str | None = None) -> ReportT:
-    """An analyst's model-written report held to code's (``basis``: the composer over the same tool
-    results): only the model's summary is kept, clipped to ``SUMMARY_CHARS`` and opening with ``label``
-    when one is required (social chatter is UNVERIFIED); every figure, signal, score, stance, status,
-    source and warning is code's. An empty summary keeps code's."""
-    summary = out.summary.strip()[:SUMMARY_CHARS] or basis.summary
-    if label is not None and not summary.startswith(label):
-        summary = f"{label}: {summary}"
-    return basis.model_copy(update={"summary": summary})
 
 
 def _top(report: AnalystReport) -> list[Signal]:

@@ -27,7 +27,8 @@ from findesk.agents.role import (
     outcome_error,
     outcome_value,
 )
-from findesk.agents.roles.trading.inputs import AnalystInput, analyst_task, summary_only
+from findesk.agents.roles.summaries import summary_only
+from findesk.agents.roles.trading.inputs import AnalystInput, analyst_task
 from findesk.agents.roles.trading.models import MarketReport, Regime, Signal, Stance, Status
 from findesk.analytics.trading.params import stance_of, weighted_score
 from findesk.analytics.trading.regime import regime_signal
@@ -134,7 +135,7 @@ def compose(inputs: AnalystInput, outcomes: Outcomes) -> MarketReport:
 
 
 def normalize(out: MarketReport, _inputs: AnalystInput, basis: MarketReport) -> MarketReport:
-    """A model's report held to the code's: only its summary is kept (``inputs.summary_only``)."""
+    """A model's report held to the code's: only its summary is kept (``summaries.summary_only``)."""
     return summary_only(out, basis)
 
 

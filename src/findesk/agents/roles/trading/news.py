@@ -33,7 +33,8 @@ from findesk.agents.role import (
     outcome_error,
     outcome_value,
 )
-from findesk.agents.roles.trading.inputs import AnalystInput, analyst_task, summary_only
+from findesk.agents.roles.summaries import summary_only
+from findesk.agents.roles.trading.inputs import AnalystInput, analyst_task
 from findesk.agents.roles.trading.models import Headline, InsiderActivity, NewsReport, Stance, Status
 from findesk.analytics.trading.news_tone import (
     InsiderFigures,
@@ -283,7 +284,7 @@ def compose(inputs: AnalystInput, outcomes: Outcomes) -> NewsReport:
 
 
 def normalize(out: NewsReport, _inputs: AnalystInput, basis: NewsReport) -> NewsReport:
-    """A model's report held to code's: only its summary is kept (``inputs.summary_only``)."""
+    """A model's report held to code's: only its summary is kept (``summaries.summary_only``)."""
     return summary_only(out, basis)
 
 

@@ -32,7 +32,8 @@ from findesk.agents.role import (
     outcome_error,
     outcome_value,
 )
-from findesk.agents.roles.trading.inputs import AnalystInput, analyst_task, summary_only
+from findesk.agents.roles.summaries import summary_only
+from findesk.agents.roles.trading.inputs import AnalystInput, analyst_task
 from findesk.agents.roles.trading.models import SocialReport, Stance, Status
 from findesk.analytics.trading.news_tone import company_aliases
 from findesk.analytics.trading.params import stance_of, weighted_score
@@ -150,7 +151,7 @@ def compose(inputs: AnalystInput, outcomes: Outcomes) -> SocialReport:
 
 def normalize(out: SocialReport, _inputs: AnalystInput, basis: SocialReport) -> SocialReport:
     """A model's report held to code's: only its summary is kept, and it opens with the UNVERIFIED
-    label (``inputs.summary_only``)."""
+    label (``summaries.summary_only``)."""
     return summary_only(out, basis, label=LABEL)
 
 
