@@ -192,3 +192,24 @@ def test_the_scan_and_the_desks_spend_one_budget(pipe_settings: Settings, pipe_t
     desks = [_result(piped.audit, row.run_id) for row in r.rows]
     said = [w for d in desks for w in d["warnings"]]
     assert any("budget" in w for w in said), said
+
+
+def test_a_refused_pick_gives_its_place_to_the_next_candidate(
+    pipe_settings: Settings, pipe_tools: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from findesk.workflows.pipeline import graph
+
+    real = graph.top_candidates
+
+    def fund_first(report: ScanReport | None, n: int | None = None) -> list[Any]:
+        order = real(report)
+        assert order, "the 2025-08-29 scan lists candidates"
+        fund = order[0].model_copy(update={"ticker": "XLV"})  # a fund: the desk refuses it
+        picks = [fund, *order]
+        return picks if n is None else picks[:n]
+
+    monkeypatch.setattr(graph, "top_candidates", fund_first)
+    r = run_pipeline(pipe_settings, pipe_tools, {"date": DAY, "top": 2}).ok
+    statuses = [(row.ticker, row.status) for row in r.rows]
+    assert statuses[0] == ("XLV", "refused") and "not a company" in r.rows[0].headline
+    assert [s for _, s in statuses[1:]] == ["ok", "ok"] and len(r.rows) == 3  # two rated, as asked

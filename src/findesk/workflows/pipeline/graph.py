@@ -9,7 +9,8 @@ Rules:
   pipeline's).
 - ``scan`` runs the ``scan`` workflow; ``desks`` takes its top N candidates (conviction, then the scan's
   order: ``analytics.scan.candidates.ranked``) and runs the ``trade`` workflow on each, concurrently
-  (asyncio), each row streamed as its run ends.
+  (asyncio), each row streamed as its run ends; a candidate the desk refuses is a row and the next
+  candidate takes its place, until N are rated or the list runs out.
 - One model budget: every child's model calls are charged to the pipeline's ledger (``budget``).
 - A desk run that is refused (not a company: a fund, no CIK) or fails is a row with the reason.
 """
@@ -87,10 +88,12 @@ async def _scan(state: State, runtime: Runtime[RunKit]) -> dict[str, Any]:
     return update
 
 
-def top_candidates(report: ScanReport | None, n: int) -> list[Candidate]:
+def top_candidates(report: ScanReport | None, n: int | None = None) -> list[Candidate]:
+    """The scan's candidates in the desk's order (conviction, then the scan's), the first ``n``."""
     if report is None or report.synthesis is None:
         return []
-    return ranked(report.synthesis.stocks_to_investigate)[:n]
+    order = ranked(report.synthesis.stocks_to_investigate)
+    return order if n is None else order[:n]
 
 
 def _row(c: Candidate, run_id: str, done: Result[WorkflowRun[Any]]) -> DeskRow:
@@ -122,7 +125,7 @@ async def _desks(state: State, runtime: Runtime[RunKit]) -> dict[str, Any]:
     from findesk.workflows.trading.spec import SPEC as TRADE
 
     kit = runtime.context
-    picks = top_candidates(state.get("scan"), state["top"])
+    waiting = top_candidates(state.get("scan"))
 
     async def one(c: Candidate) -> DeskRow:
         run_id = new_run_id()
@@ -131,7 +134,12 @@ async def _desks(state: State, runtime: Runtime[RunKit]) -> dict[str, Any]:
         runtime.stream_writer(("desk", row))
         return row
 
-    rows = list(await asyncio.gather(*(one(c) for c in picks)))
+    # the top N rated: a candidate the desk refuses (a fund, no CIK) is listed and the next one takes its
+    # place, in waves of the places still open, until N are rated or the list runs out
+    rows: list[DeskRow] = []
+    while waiting and (open_places := state["top"] - sum(r.status != "refused" for r in rows)) > 0:
+        wave, waiting = waiting[:open_places], waiting[open_places:]
+        rows += await asyncio.gather(*(one(c) for c in wave))
     await kit.durable()
     ledger = kit.runtime.budget
     return {"rows": rows, "budget_usd": ledger.limit_usd, "spent_usd": ledger.spent_usd}
