@@ -150,3 +150,18 @@ def test_a_strategy_that_reads_tomorrows_close_is_stopped(monkeypatch: pytest.Mo
     )
     assert got.exit_code != 0
     assert "look-ahead" in got.stderr and "2024-01-02" in got.stderr and "2024-01-03" in got.stderr
+
+
+@pytest.mark.parametrize(
+    ("window", "says"),
+    [
+        ("2023-01-03", "write START:END"),
+        ("2023-12-29:2023-01-03", "is before"),
+        ("2023-01-03:2026-01-02", "as-of"),
+    ],
+)
+def test_a_bad_window_is_one_line_and_exit_code_2(window: str, says: str) -> None:
+    got = findesk(
+        "backtest", "AAPL", "--start", "2024-01-02", "--end", "2024-03-28", "-s", "sma", "--window", window
+    )
+    assert got.exit_code == 2 and says in got.stderr, got.stderr

@@ -173,3 +173,20 @@ def test_a_desk_read_of_tomorrow_fails_the_backtest(bt_settings: Settings, bt_to
             strategies=["desk"],
             desk_hook=peek,
         )
+
+
+def test_many_windows_run_in_one_go_and_each_equals_its_own_backtest(
+    bt_settings: Settings, bt_tools: ToolContext
+) -> None:
+    w2023 = {"start": date(2023, 1, 3), "end": date(2023, 12, 29)}
+    common = dict(tickers=["AAPL", "NVDA"], strategies=["macd", "sma"], use_cache=False)
+    many = backtest(bt_settings, bt_tools, start=START, end=END, windows=[w2023], workers=2, **common)
+    assert {(r.start, r.end) for r in many.rows} == {(START, END), (w2023["start"], w2023["end"])}
+    assert len(many.rows) == 8
+    alone = backtest(bt_settings, bt_tools, start=w2023["start"], end=w2023["end"], **common)
+    by = {(r.ticker, r.strategy): r for r in many.rows if r.start == w2023["start"]}
+    for row in alone.rows:
+        twin = by[(row.ticker, row.strategy)]
+        # its own warm-up and risk-free rate: the same numbers as a backtest of that window alone
+        assert twin.equity == row.equity and twin.metrics == row.metrics, (row.ticker, row.strategy)
+        assert twin.risk_free_pct == row.risk_free_pct != many.rows[-1].risk_free_pct

@@ -96,6 +96,27 @@ def parse_params(text: str | None, strategies: list[str]) -> Result[dict[str, di
     return Ok(out)
 
 
+def parse_windows(texts: list[str] | None) -> Result[list[dict[str, date]]]:
+    """``--window 2022-01-03:2022-12-30`` (repeatable) → the request's extra windows."""
+    from findesk.core.dates import parse_date
+
+    out: list[dict[str, date]] = []
+    for text in texts or []:
+        first, sep, last = text.partition(":")
+        if not sep:
+            return Err(
+                ErrorCode.INVALID_INPUT, f"--window {text!r}: write START:END, e.g. 2023-01-03:2023-12-29"
+            )
+        a = parse_date(first.strip(), what="--window start")
+        if isinstance(a, Err):
+            return a
+        b = parse_date(last.strip(), what="--window end")
+        if isinstance(b, Err):
+            return b
+        out.append({"start": a.value, "end": b.value})
+    return Ok(out)
+
+
 def parse_grid(text: str | None) -> Result[dict[str, list[float]] | None]:
     raw = _json_object(text, "--grid")
     if isinstance(raw, Err):
@@ -142,6 +163,9 @@ def backtest(
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write cached results."),
     mode: DeskMode = typer.Option(DeskMode.deterministic, "--mode", help="The desk strategy's mode."),
     budget: float | None = typer.Option(None, "--budget", help="The desk's model budget, USD, whole run."),
+    window: list[str] | None = typer.Option(
+        None, "--window", help="Another window START:END, run the same way (repeatable)."
+    ),
     desk_sizing: DeskSizing = typer.Option(
         DeskSizing.full, "--desk-sizing", help="desk strategy: full (whole account) or desk (its own size %)."
     ),
@@ -185,6 +209,7 @@ def backtest(
             mode,
             budget,
             desk_sizing,
+            ses.unwrap(parse_windows(window), as_json),
         ),
         as_json,
     )
@@ -220,6 +245,7 @@ def _request(
     mode: DeskMode,
     budget: float | None,
     desk_sizing: DeskSizing,
+    windows: list[dict[str, date]],
 ) -> Result[Any]:
     from pydantic import ValidationError
 
@@ -245,6 +271,7 @@ def _request(
                 mode=mode.value,
                 budget_usd=budget,
                 desk_sizing=desk_sizing.value,
+                windows=windows,
             )
         )
     except ValidationError as exc:

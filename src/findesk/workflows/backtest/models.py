@@ -26,6 +26,16 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class Window(_Model):
+    """One more backtest window, beside the request's ``start … end``."""
+
+    start: date
+    end: date
+
+
+MAX_WINDOWS = 40
+
+
 class BacktestRequest(_Model):
     tickers: list[str] = Field(min_length=1)
     start: date
@@ -41,6 +51,7 @@ class BacktestRequest(_Model):
     mode: Literal["deterministic", "model", "auto"] = "deterministic"  # the desk's
     budget_usd: float | None = Field(None, gt=0)  # the desk's model budget over the whole backtest
     desk_sizing: Literal["full", "desk"] = "full"  # desk strategy: whole account, or the desk's own size
+    windows: list[Window] = Field(default_factory=list, max_length=MAX_WINDOWS)  # more windows, same runs
 
 
 class RiskFree(_Model):
@@ -70,6 +81,7 @@ class BacktestRow(_Model):
     buy_hold_equity: list[float] = Field(default_factory=list)
     log: list[SessionLog] = Field(default_factory=list)
     timing: Timing
+    risk_free_pct: float | None = None  # the window's risk-free rate used for its Sharpe, percent a year
     warnings: list[str] = Field(default_factory=list)
 
 

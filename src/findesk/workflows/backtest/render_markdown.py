@@ -50,10 +50,16 @@ HEAD = [
 ]
 
 
+def _windows(report: BacktestReport) -> list[tuple[object, object]]:
+    return list(dict.fromkeys((r.start, r.end) for r in report.rows))
+
+
 def table_rows(report: BacktestReport) -> list[list[str]]:
     out: list[list[str]] = []
+    multi = len(_windows(report)) > 1  # then each row names its window
     shown: set[tuple[str, object, object]] = set()  # (ticker, start, end) whose buy & hold is printed
     for row in report.rows:
+        label = f"{row.ticker} {row.start}…{row.end}" if multi else row.ticker
         window = (row.ticker, row.start, row.end)
         if window not in shown:
             shown.add(window)
@@ -61,12 +67,12 @@ def table_rows(report: BacktestReport) -> list[list[str]]:
             if not any(
                 r.strategy == "buy_hold" and (r.ticker, r.start, r.end) == window for r in report.rows
             ):
-                out.append([row.ticker, "buy & hold (benchmark)", *_cells(row.buy_hold), ""])
+                out.append([label, "buy & hold (benchmark)", *_cells(row.buy_hold), ""])
         ms = row.timing.seconds_per_session * 1000
         per = f"{ms:.2f}" + (" (cached)" if row.timing.cached else "")
         params = ",".join(f"{k}={v:g}" for k, v in row.params.items())
         name = row.strategy + (f" ({params})" if params else "")
-        out.append([row.ticker, name, *_cells(row.metrics), per])
+        out.append([label, name, *_cells(row.metrics), per])
     return out
 
 
@@ -109,8 +115,14 @@ def _log_lines(row: BacktestRow) -> list[str]:
 
 def _header(report: BacktestReport) -> list[str]:
     c = report.config
+    windows = _windows(report)
+    more = (
+        f" and {len(windows) - 1} more window(s), each row's Sharpe over its own window's rate"
+        if len(windows) > 1
+        else ""
+    )
     return [
-        f"Window {report.start} … {report.end}, as of {report.as_of} ({report.data_mode}); "
+        f"Window {report.start} … {report.end}{more}, as of {report.as_of} ({report.data_mode}); "
         f"cash {c.initial_cash:g}, commission {c.costs.commission_bps:g} bps, slippage "
         f"{c.costs.slippage_bps:g} bps, {'long/short' if c.allow_short else 'long only'}; "
         "orders at a close fill at the next open.",

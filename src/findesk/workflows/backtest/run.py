@@ -21,13 +21,19 @@ from typing import Any
 
 from findesk.agents.runtime.outcome import RequestedMode
 from findesk.analytics.backtest.history import LookAheadError
-from findesk.analytics.backtest.models import Bars
+from findesk.analytics.backtest.models import BacktestConfig, Bars
 from findesk.core.config import Settings
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.tools.base import ToolContext
 from findesk.workflows.backtest import desk_strategy
 from findesk.workflows.backtest.loader import load_bars, risk_free, sessions_of
-from findesk.workflows.backtest.models import BacktestReport, BacktestRequest, BacktestRow, OverfitReport
+from findesk.workflows.backtest.models import (
+    BacktestReport,
+    BacktestRequest,
+    BacktestRow,
+    OverfitReport,
+    RiskFree,
+)
 from findesk.workflows.backtest.runner import Job, ResultCache, cache_folder, run_fast, run_job, run_jobs
 
 ALL = "all"
@@ -57,18 +63,23 @@ def expand(names: list[str]) -> Result[list[str]]:
     return Ok(out)
 
 
+def windows_of(request: BacktestRequest) -> list[tuple[date, date]]:
+    """The request's windows: ``start … end`` first, then ``windows``, each once."""
+    return list(dict.fromkeys([(request.start, request.end), *((w.start, w.end) for w in request.windows)]))
+
+
 def check(request: BacktestRequest, as_of: date) -> Result[BacktestRequest]:
-    if request.end < request.start:
-        return Err(
-            ErrorCode.INVALID_INPUT,
-            f"--end {request.end.isoformat()} is before --start {request.start.isoformat()}",
-        )
-    if request.end > as_of:
-        return Err(
-            ErrorCode.INVALID_INPUT,
-            f"--end {request.end.isoformat()} is after the as-of date {as_of.isoformat()}: nothing later "
-            f"is visible; pass --as-of {request.end.isoformat()} (or later) or an earlier --end",
-        )
+    for start, end in windows_of(request):
+        if end < start:
+            return Err(
+                ErrorCode.INVALID_INPUT, f"--end {end.isoformat()} is before --start {start.isoformat()}"
+            )
+        if end > as_of:
+            return Err(
+                ErrorCode.INVALID_INPUT,
+                f"--end {end.isoformat()} is after the as-of date {as_of.isoformat()}: nothing later "
+                f"is visible; pass --as-of {end.isoformat()} (or later) or an earlier --end",
+            )
     names = expand(request.strategies)
     if isinstance(names, Err):
         return names
@@ -134,54 +145,63 @@ async def run_backtest(
     warmup = max(warmup_of(n, req.params.get(n, {})) for n in req.strategies)
     if req.grid:
         warmup = max(warmup, *(warmup_of(req.strategies[0], p) for p in _grid_points(req.grid)))
-    bars: dict[str, Bars] = {}
-    for ticker in req.tickers:
-        got = await load_bars(tools.router, ticker, req.start, req.end, as_of, warmup)
-        if isinstance(got, Err):
-            if got.code in (ErrorCode.NOT_FOUND, ErrorCode.OUT_OF_SCOPE):
-                return Err(ErrorCode.INVALID_INPUT, f"unknown ticker {ticker}: {got.reason}")
-            return Err(got.code, f"{ticker}: {got.reason}")
-        bars[ticker] = got.value
-    first = bars[req.tickers[0]]
-    rf = await risk_free(tools.router, sessions_of(first, req.start, req.end), req.end)
-    config = req.config.model_copy(update={"risk_free_pct": rf.pct})
-    warnings: list[str] = [*rf.warnings]
     cache = ResultCache(cache_folder(settings.state_dir), enabled=req.use_cache)
-    rows: list[BacktestRow] = []
     rules = [n for n in req.strategies if n != desk_strategy.NAME]
-    if rules and req.fast:
-        for name in rules:
-            say(f"vectorized {name} over {len(bars)} ticker(s)")
-            rows.extend(
-                run_fast(
-                    list(bars.values()), name, req.params.get(name, {}), config, req.start, req.end, cache
+    rows: list[BacktestRow] = []
+    warnings: list[str] = []
+    jobs: list[Job] = []
+    main: tuple[RiskFree, BacktestConfig] | None = None
+    overfit: list[OverfitReport] = []
+    for start, end in windows_of(req):
+        # each window loads its own bars (its warm-up before its own start), so a window's result is
+        # the one a backtest of that window alone gives: EMA seeds depend on the first bar
+        bars: dict[str, Bars] = {}
+        for ticker in req.tickers:
+            got = await load_bars(tools.router, ticker, start, end, as_of, warmup)
+            if isinstance(got, Err):
+                if got.code in (ErrorCode.NOT_FOUND, ErrorCode.OUT_OF_SCOPE):
+                    return Err(ErrorCode.INVALID_INPUT, f"unknown ticker {ticker}: {got.reason}")
+                return Err(got.code, f"{ticker}: {got.reason}")
+            bars[ticker] = got.value
+        first = bars[req.tickers[0]]
+        rf = await risk_free(tools.router, sessions_of(first, start, end), end)
+        config = req.config.model_copy(update={"risk_free_pct": rf.pct})
+        warnings.extend(w for w in rf.warnings if w not in warnings)
+        if main is None:
+            main = (rf, config)
+        if rules and req.fast:
+            for name in rules:
+                say(f"vectorized {name} over {len(bars)} ticker(s), {start} … {end}")
+                rows.extend(
+                    run_fast(list(bars.values()), name, req.params.get(name, {}), config, start, end, cache)
                 )
-            )
-    elif rules:
-        jobs = [
-            Job(t, n, req.params.get(n, {}), req.start, req.end, config, b)
-            for t, b in bars.items()
-            for n in rules
-        ]
+        elif rules:
+            jobs += [
+                Job(t, n, req.params.get(n, {}), start, end, config, b)
+                for t, b in bars.items()
+                for n in rules
+            ]
+        if desk_strategy.NAME in req.strategies:
+            window = req.model_copy(update={"start": start, "end": end})
+            for b in bars.values():
+                row = await _desk_row(window, settings, tools, b, config, cache, say, desk_hook)
+                if isinstance(row, Err):
+                    return row
+                rows.append(row.value)
+                warnings.extend(w for w in row.value.warnings if w not in warnings)
+        if req.grid and req.walk_forward:
+            from findesk.workflows.backtest.overfit_run import overfit_report
+
+            for b in bars.values():
+                overfit.append(overfit_report(b, rules[0], req.grid, config, start, end))
+    if jobs:
         say(f"{len(jobs)} backtest(s) on {req.workers} worker(s)")
         done, failures = run_jobs(jobs, workers=req.workers, cache=cache)
         rows.extend(done)
         warnings.extend(failures)
-    if desk_strategy.NAME in req.strategies:
-        for ticker, b in bars.items():
-            row = await _desk_row(req, settings, tools, b, config, cache, say, desk_hook)
-            if isinstance(row, Err):
-                return row
-            rows.append(row.value)
-            if row.value.warnings:
-                warnings.extend(w for w in row.value.warnings if w not in warnings)
-            del ticker
-    overfit: list[OverfitReport] = []
-    if req.grid and req.walk_forward:
-        from findesk.workflows.backtest.overfit_run import overfit_report
-
-        for b in bars.values():
-            overfit.append(overfit_report(b, rules[0], req.grid, config, req.start, req.end))
+    rows.sort(key=lambda r: (r.start, r.end, req.tickers.index(r.ticker), req.strategies.index(r.strategy)))
+    assert main is not None  # windows_of always holds the main window
+    rf, config = main
     warnings.extend(cache.problems)
     return Ok(
         BacktestReport(

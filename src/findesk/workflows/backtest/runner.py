@@ -161,6 +161,7 @@ def row_of(
         buy_hold_equity=[bh.get(d, float("nan")) for d in result.dates],
         log=list(result.log),
         timing=Timing(seconds=round(seconds, 6), sessions=sessions, seconds_per_session=seconds / sessions),
+        risk_free_pct=result.config.risk_free_pct,
         warnings=[*result.warnings, *extra_warnings],
     )
 
