@@ -106,6 +106,7 @@ def test_top_2_runs_two_desk_runs_and_the_summary_names_them(piped: Piped) -> No
             assert row.run_id in text and row.ticker in text and str(row.rating) in text
         assert str(r.scan_run_id) in text
     assert r.budget_usd == 1.0 and r.spent_usd == 0.0  # deterministic: the one ledger spent nothing
+    assert r.mode == "deterministic" and all(row.mode == "deterministic" for row in r.rows)
 
 
 def test_every_child_is_a_recorded_run_and_the_stream_shows_the_desks(piped: Piped) -> None:
@@ -187,6 +188,7 @@ def test_the_scan_and_the_desks_spend_one_budget(pipe_settings: Settings, pipe_t
     assert r.budget_usd == 0.1 and 0.1 <= r.spent_usd < 0.1 + 0.03
     assert r.cost_usd == pytest.approx(r.spent_usd, abs=1e-4)  # every child's cost is on the one ledger
     assert all(row.status == "ok" and row.rating for row in r.rows)  # code finished each desk
+    assert r.mode == "model" and all(row.mode == "model" for row in r.rows)  # the desks' models count too
     events = [e for row in r.rows for e in piped.audit.events(row.run_id)]
     assert sum(isinstance(e.data, LlmCall) for e in events) < 2 * 17  # later roles never called a model
     desks = [_result(piped.audit, row.run_id) for row in r.rows]

@@ -118,6 +118,7 @@ def _row(c: Candidate, run_id: str, done: Result[WorkflowRun[Any]]) -> DeskRow:
         direction=f.direction,
         headline=f"{r.identity.ticker} ({r.identity.name}): {f.rating}, {size}",
         cost_usd=r.cost_usd,
+        mode=r.mode,
     )
 
 

@@ -54,6 +54,7 @@ class DeskRow(BaseModel):
     direction: str | None = None
     headline: str = ""  # the desk's one line, or why it did not rate
     cost_usd: float = 0.0
+    mode: str | None = None  # the desk run's: deterministic, or model when any of its agents used one
 
 
 class PipelineReport(BaseModel):

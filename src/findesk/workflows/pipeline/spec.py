@@ -129,7 +129,10 @@ def _assemble(state: Mapping[str, Any], scope: RunScope, _handler: StreamHandler
         run_id=scope.run_id,
         date=run.as_of,
         data_mode=run.data_mode,
-        mode="model" if scan is not None and scan.mode == "model" else run.mode,
+        # model when the scan or any desk run used one (the pipeline's own nodes are code)
+        mode="model"
+        if (scan is not None and scan.mode == "model") or any(r.mode == "model" for r in rows)
+        else run.mode,
         top=int(state.get("top") or 0),
         scan_run_id=state.get("scan_run_id"),
         scan_status=status,
