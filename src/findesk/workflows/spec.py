@@ -105,6 +105,23 @@ class RunFacts:
         }
 
 
+DatedT = TypeVar("DatedT", bound=BaseModel)
+
+
+def on_its_date(
+    name: str, inputs: DatedT, context: DataContext, **update: Any
+) -> Result[tuple[DatedT, DataContext]]:
+    """A ``prepare`` for a workflow whose input ``date`` (default: the run's as-of date) is its run's
+    as-of date, so nothing after it is read; a later date is refused (``refuse_later``). ``update``:
+    more input fields to settle with the date (e.g. default parameters)."""
+    day: date = getattr(inputs, "date", None) or context.as_of
+    refused = refuse_later(name, day, context)
+    if refused is not None:
+        return refused
+    prepared = inputs.model_copy(update={"date": day, **update})
+    return Ok((prepared, context.model_copy(update={"as_of": day, "as_of_is_default": False})))
+
+
 def refuse_later(name: str, day: date, context: DataContext) -> Err | None:
     """A workflow date after the run's as-of date, refused with the command that runs it (never moved
     silently): the date a workflow decides on is its run's as-of date."""

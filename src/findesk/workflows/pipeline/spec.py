@@ -22,7 +22,7 @@ from findesk.workflows.pipeline.graph import build_graph, top_candidates
 from findesk.workflows.pipeline.models import DeskRow, PipelineInput, PipelineReport
 from findesk.workflows.report_parts import e
 from findesk.workflows.scan.models import ScanReport
-from findesk.workflows.spec import RunCaller, RunScope, StreamHandler, WorkflowSpec, refuse_later
+from findesk.workflows.spec import RunCaller, RunScope, StreamHandler, WorkflowSpec, on_its_date
 
 SECTIONS: tuple[tuple[str, str], ...] = (
     ("scan", "Market scan — candidates"),
@@ -34,16 +34,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
 def _prepare(
     inputs: PipelineInput, context: DataContext, _settings: Settings
 ) -> Result[tuple[PipelineInput, DataContext]]:
-    day = inputs.date or context.as_of
-    refused = refuse_later("pipeline", day, context)
-    if refused is not None:
-        return refused
-    return Ok(
-        (
-            inputs.model_copy(update={"date": day}),
-            context.model_copy(update={"as_of": day, "as_of_is_default": False}),
-        )
-    )
+    return on_its_date("pipeline", inputs, context)
 
 
 def _bind(inputs: PipelineInput, caller: RunCaller) -> Result[PipelineInput]:

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from findesk.core.config import Settings
-from findesk.core.result import Ok, Result
+from findesk.core.result import Result
 from findesk.data.context import DataContext
 from findesk.guardrails.output_guard import OutputGuard
 from findesk.workflows.scan.graph import PHASES, build_graph
@@ -24,22 +24,13 @@ from findesk.workflows.scan.models import ScanInput, ScanReport
 from findesk.workflows.scan.render_html import to_html
 from findesk.workflows.scan.render_markdown import to_markdown, to_terminal
 from findesk.workflows.scan.stream import SECTIONS, ScanStream
-from findesk.workflows.spec import RunScope, StreamHandler, WorkflowSpec, refuse_later
+from findesk.workflows.spec import RunScope, StreamHandler, WorkflowSpec, on_its_date
 
 
 def _prepare(
     inputs: ScanInput, context: DataContext, _settings: Settings
 ) -> Result[tuple[ScanInput, DataContext]]:
-    day = inputs.date or context.as_of
-    refused = refuse_later("scan", day, context)
-    if refused is not None:
-        return refused
-    return Ok(
-        (
-            inputs.model_copy(update={"date": day}),
-            context.model_copy(update={"as_of": day, "as_of_is_default": False}),
-        )
-    )
+    return on_its_date("scan", inputs, context)
 
 
 def _initial(inputs: ScanInput, context: DataContext) -> dict[str, Any]:

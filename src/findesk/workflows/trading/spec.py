@@ -29,7 +29,7 @@ from findesk.data.context import DataContext
 from findesk.data.symbols import normalize_symbol
 from findesk.guardrails.output_guard import OutputGuard
 from findesk.tools.base import ToolContext
-from findesk.workflows.spec import RunCaller, RunScope, StreamHandler, WorkflowSpec, refuse_later
+from findesk.workflows.spec import RunCaller, RunScope, StreamHandler, WorkflowSpec, on_its_date
 from findesk.workflows.trading import identity
 from findesk.workflows.trading.graph import ANALYST_KEYS, build_graph
 from findesk.workflows.trading.models import TradeInput, TradeReport
@@ -52,12 +52,7 @@ def _bind(inputs: TradeInput, caller: RunCaller) -> Result[TradeInput]:
 def _prepare(
     inputs: TradeInput, context: DataContext, _settings: Settings
 ) -> Result[tuple[TradeInput, DataContext]]:
-    day = inputs.date or context.as_of
-    refused = refuse_later("trade", day, context)
-    if refused is not None:
-        return refused
-    prepared = inputs.model_copy(update={"date": day, "params": inputs.params or DeskParams()})
-    return Ok((prepared, context.model_copy(update={"as_of": day, "as_of_is_default": False})))
+    return on_its_date("trade", inputs, context, params=inputs.params or DeskParams())
 
 
 async def _precheck(tools: ToolContext, inputs: TradeInput) -> Err | None:

@@ -93,16 +93,8 @@ class FundStore:
     # ---- the ETF panel ---------------------------------------------------------------------------
 
     def panel(self, as_of: date, start: date) -> Result[PricePanel]:
-        if start > as_of:
-            return Err(
-                ErrorCode.INVALID_INPUT,
-                f"start {start} is after as_of {as_of}; nothing dated after as_of is visible",
-                "snapshot",
-            )
-        full = self._matrices.get()
-        if full is None:
-            return Err(ErrorCode.NO_DATA, f"the snapshot has no ETF panel ({ETFS})", "snapshot")
-        return window_panel(full, as_of, start, self.files.source(ETFS, _PANEL_NOTE), "ETF panel")
+        source = self.files.source(ETFS, _PANEL_NOTE)
+        return window_panel(self._matrices.get(), as_of, start, source, "ETF panel")
 
     # ---- profiles --------------------------------------------------------------------------------
 
@@ -140,10 +132,19 @@ class FundStore:
 
 
 def window_panel(
-    full: EtfMatrices, as_of: date, start: date, source: Source, what: str
+    full: EtfMatrices | None, as_of: date, start: date, source: Source, what: str
 ) -> Result[PricePanel]:
     """The sessions ``start`` to ``as_of`` of ``full`` (views), leaving out tickers without a bar
-    in them (copied then); ``no_data`` naming ``what`` when no session falls in the window."""
+    in them (copied then); ``no_data`` naming ``what`` when no session falls in the window or the
+    snapshot has no such file (``full`` None); a start after ``as_of`` is the caller's mistake."""
+    if start > as_of:
+        return Err(
+            ErrorCode.INVALID_INPUT,
+            f"start {start} is after as_of {as_of}; nothing dated after as_of is visible",
+            "snapshot",
+        )
+    if full is None:
+        return Err(ErrorCode.NO_DATA, f"the snapshot has no {what} ({source.ref})", "snapshot")
     lo = int(np.searchsorted(full.dates, np.datetime64(start, "D"), side="left"))
     hi = int(np.searchsorted(full.dates, np.datetime64(as_of, "D"), side="right"))
     if hi <= lo:

@@ -349,16 +349,8 @@ class Sp500Store:
         self._matrices = Lazy(lambda: _sp500_matrices(prices))
 
     def panel(self, as_of: date, start: date) -> Result[PricePanel]:
-        if start > as_of:
-            return Err(
-                ErrorCode.INVALID_INPUT,
-                f"start {start} is after as_of {as_of}; nothing dated after as_of is visible",
-                "snapshot",
-            )
-        full = self._matrices.get()
-        if full is None:
-            return Err(ErrorCode.NO_DATA, f"the snapshot has no S&P 500 panel ({SP500})", "snapshot")
-        return window_panel(full, as_of, start, self.files.source(SP500, _SP500_NOTE), "S&P 500 panel")
+        source = self.files.source(SP500, _SP500_NOTE)
+        return window_panel(self._matrices.get(), as_of, start, source, "S&P 500 panel")
 
 
 def _sp500_matrices(prices: PriceStore) -> EtfMatrices | None:
