@@ -15,8 +15,8 @@ from collections.abc import Sequence
 
 from findesk.workflows.backtest.models import BacktestReport, BacktestRow
 from findesk.workflows.backtest.render_markdown import HEAD, _header, overfit_line, table_rows
-from findesk.workflows.etf_weekly.charts import _line, _open, _path, _text
 from findesk.workflows.report_parts import e, html_page
+from findesk.workflows.svg import svg_line, svg_open, svg_path, svg_text
 
 STRATEGY_COLOUR = "#1f5fa8"
 HOLD_COLOUR = "#9aa3ad"
@@ -40,11 +40,11 @@ def equity_svg(row: BacktestRow) -> str:
         f"{row.ticker} {row.strategy}: equity vs buy & hold, {n} sessions "
         f"{row.start.isoformat()} to {row.end.isoformat()}"
     )
-    out = [_open("equity", width, height, label)]
+    out = [svg_open("equity", width, height, label)]
     hold: Sequence[float | None] = list(row.buy_hold_equity[:n]) + [None] * (n - len(row.buy_hold_equity[:n]))
     values = [v for v in (*row.equity[:n], *hold) if v is not None and _finite(v)]
     if n < 2 or not values:
-        out.append(_text(width / 2, height / 2, "not enough sessions for a chart", anchor="middle"))
+        out.append(svg_text(width / 2, height / 2, "not enough sessions for a chart", anchor="middle"))
         return "".join(out) + "</svg>"
     lo, hi = min(values), max(values)
     pad = (hi - lo) * 0.06 or max(abs(hi) * 0.01, 0.01)
@@ -59,17 +59,17 @@ def equity_svg(row: BacktestRow) -> str:
 
     for k in range(5):
         v = lo + (hi - lo) * k / 4
-        out.append(_line(left, py(v), width - right, py(v), "#eceff3"))
-        out.append(_text(left - 6, py(v) + 4, e(f"{v:,.0f}"), anchor="end", size=10))
+        out.append(svg_line(left, py(v), width - right, py(v), "#eceff3"))
+        out.append(svg_text(left - 6, py(v) + 4, e(f"{v:,.0f}"), anchor="end", size=10))
     for cls, line, colour in (("buy-hold", hold, HOLD_COLOUR), ("strategy", row.equity[:n], STRATEGY_COLOUR)):
         pts = [(px(i), py(v)) if v is not None and _finite(v) else None for i, v in enumerate(line)]
-        d = _path(pts)
+        d = svg_path(pts)
         if d:
             out.append(f'<path class="{cls}" d="{d}" fill="none" stroke="{colour}" stroke-width="1.6"/>')
-    out.append(_text(left, top - 10, e(f"{row.strategy}"), size=11, extra=f' fill="{STRATEGY_COLOUR}"'))
-    out.append(_text(left + 160, top - 10, "buy &amp; hold", size=11, extra=f' fill="{HOLD_COLOUR}"'))
-    out.append(_text(left, height - 8, e(row.dates[0].isoformat()), size=10))
-    out.append(_text(width - right, height - 8, e(row.dates[n - 1].isoformat()), anchor="end", size=10))
+    out.append(svg_text(left, top - 10, e(f"{row.strategy}"), size=11, extra=f' fill="{STRATEGY_COLOUR}"'))
+    out.append(svg_text(left + 160, top - 10, "buy &amp; hold", size=11, extra=f' fill="{HOLD_COLOUR}"'))
+    out.append(svg_text(left, height - 8, e(row.dates[0].isoformat()), size=10))
+    out.append(svg_text(width - right, height - 8, e(row.dates[n - 1].isoformat()), anchor="end", size=10))
     return "".join(out) + "</svg>"
 
 

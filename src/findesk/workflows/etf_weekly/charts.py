@@ -27,6 +27,7 @@ from findesk.agents.roles.etf_weekly.models import SectorGroup
 from findesk.analytics.etf.models import PriceSeries
 from findesk.core.formatting import NONE, clip, finite, price, signed
 from findesk.workflows.report_parts import e, printable
+from findesk.workflows.svg import Point, svg_line, svg_n, svg_open, svg_path, svg_text
 
 BETA_COLOUR = "#8ea4bd"
 ALPHA_COLOUR = "#d9822b"
@@ -35,31 +36,6 @@ SMA50_COLOUR = "#e07b00"
 SMA200_COLOUR = "#6a3d9a"
 BAND_COLOUR = "#cfe0f3"
 WEEK_COLOUR = "#fff1c2"
-FONT = 'font-family="system-ui,sans-serif"'
-
-
-def _n(value: float) -> str:
-    """A coordinate: one decimal, never "-0.0" (the same picture must print the same bytes)."""
-    text = f"{value:.1f}"
-    return "0.0" if text == "-0.0" else text
-
-
-def _text(x: float, y: float, body: str, *, anchor: str = "start", size: int = 11, extra: str = "") -> str:
-    return (
-        f'<text x="{_n(x)}" y="{_n(y)}" text-anchor="{anchor}" font-size="{size}" {FONT}{extra}>{body}</text>'
-    )
-
-
-def _line(x1: float, y1: float, x2: float, y2: float, colour: str, extra: str = "") -> str:
-    return f'<line x1="{_n(x1)}" y1="{_n(y1)}" x2="{_n(x2)}" y2="{_n(y2)}" stroke="{colour}"{extra}/>'
-
-
-def _open(kind: str, width: int, height: int, label: str) -> str:
-    return (
-        f'<svg class="chart chart-{kind}" xmlns="http://www.w3.org/2000/svg" role="img" '
-        f'width="{width}" height="{height}" viewBox="0 0 {width} {height}" aria-label="{e(label)}">'
-        f"<title>{e(label)}</title>"
-    )
 
 
 # ---- the sectors' beta / alpha split ----
@@ -138,14 +114,14 @@ def beta_alpha_svg(groups: Mapping[str, SectorGroup]) -> str:
     width, name_w, value_w, row_h, top, bottom = 780, 190, 270, 30, 40, 30
     height = top + bottom + row_h * max(1, len(rows))
     label = f"Beta and alpha parts of each sector's average weekly return ({len(rows)} sectors)"
-    out = [_open("beta-alpha", width, height, label)]
+    out = [svg_open("beta-alpha", width, height, label)]
     # legend
     out.append(f'<rect x="{name_w}" y="10" width="12" height="12" fill="{BETA_COLOUR}"/>')
-    out.append(_text(name_w + 17, 20, "beta part (average return - average alpha residual)"))
+    out.append(svg_text(name_w + 17, 20, "beta part (average return - average alpha residual)"))
     out.append(f'<rect x="{name_w + 330}" y="10" width="12" height="12" fill="{ALPHA_COLOUR}"/>')
-    out.append(_text(name_w + 347, 20, "alpha part (average alpha residual)"))
+    out.append(svg_text(name_w + 347, 20, "alpha part (average alpha residual)"))
     if not rows:
-        out.append(_text(width / 2, top + 18, "no sectors this week", anchor="middle"))
+        out.append(svg_text(width / 2, top + 18, "no sectors this week", anchor="middle"))
         return "".join(out) + "</svg>"
     split = [(g, beta_alpha_parts(g)) for g in rows]
     ends = [0.0]
@@ -161,32 +137,33 @@ def beta_alpha_svg(groups: Mapping[str, SectorGroup]) -> str:
 
     axis_y = top + row_h * len(rows)
     for tick in (-half, -half / 2, 0.0, half / 2, half):
-        out.append(_line(x(tick), top - 4, x(tick), axis_y, "#e3e7ec"))
-        out.append(_text(x(tick), axis_y + 16, f"{tick:+g}%" if tick else "0", anchor="middle", size=10))
+        out.append(svg_line(x(tick), top - 4, x(tick), axis_y, "#e3e7ec"))
+        out.append(svg_text(x(tick), axis_y + 16, f"{tick:+g}%" if tick else "0", anchor="middle", size=10))
     for i, (group, parts) in enumerate(split):
         y = top + i * row_h
         name = e(clip(printable(group.sector), 28))
         if parts is None:
             out.append(f'<g class="sector-bar" data-sector="{e(group.sector)}">')
-            out.append(_text(name_w, y + 19, name, anchor="end", extra=' font-weight="600"'))
-            out.append(_text(x1 + 8, y + 19, f"no figures ({NONE})") + "</g>")
+            out.append(svg_text(name_w, y + 19, name, anchor="end", extra=' font-weight="600"'))
+            out.append(svg_text(x1 + 8, y + 19, f"no figures ({NONE})") + "</g>")
             continue
         out.append(
             f'<g class="sector-bar" data-sector="{e(group.sector)}" data-beta="{parts.beta:.2f}" '
             f'data-alpha="{parts.alpha:.2f}" data-total="{parts.total:.2f}">'
             f"<title>{e(group.sector)}: {e(beta_alpha_label(parts))}</title>"
         )
-        out.append(_text(name_w, y + 19, name, anchor="end", extra=' font-weight="600"'))
+        out.append(svg_text(name_w, y + 19, name, anchor="end", extra=' font-weight="600"'))
         for colour, a, b in _segments(parts):
             left, right = sorted((x(a), x(b)))
             out.append(
-                f'<rect x="{_n(left)}" y="{y + 7}" width="{_n(right - left)}" height="16" fill="{colour}"/>'
+                f'<rect x="{svg_n(left)}" y="{y + 7}" width="{svg_n(right - left)}" height="16" '
+                f'fill="{colour}"/>'
             )
         tx = x(parts.total)
-        out.append(_line(tx, y + 3, tx, y + 27, CLOSE_COLOUR, ' stroke-width="2" class="total"'))
-        out.append(_text(x1 + 8, y + 19, e(beta_alpha_label(parts)), extra=' class="bar-label"'))
+        out.append(svg_line(tx, y + 3, tx, y + 27, CLOSE_COLOUR, ' stroke-width="2" class="total"'))
+        out.append(svg_text(x1 + 8, y + 19, e(beta_alpha_label(parts)), extra=' class="bar-label"'))
         out.append("</g>")
-    out.append(_line(zero, top - 4, zero, axis_y, "#5b6675"))
+    out.append(svg_line(zero, top - 4, zero, axis_y, "#5b6675"))
     return "".join(out) + "</svg>"
 
 
@@ -195,22 +172,6 @@ def beta_alpha_svg(groups: Mapping[str, SectorGroup]) -> str:
 
 def _clean(values: Sequence[float | None], n: int) -> list[float | None]:
     return [v if finite(v) else None for v in list(values)[:n]]
-
-
-Point = tuple[float, float]
-
-
-def _path(points: Sequence[Point | None]) -> str:
-    """An SVG path through the points, lifted over gaps (None)."""
-    parts: list[str] = []
-    pen_down = False
-    for p in points:
-        if p is None:
-            pen_down = False
-            continue
-        parts.append(f"{'L' if pen_down else 'M'}{_n(p[0])} {_n(p[1])}")
-        pen_down = True
-    return " ".join(parts)
 
 
 def _band_paths(upper: Sequence[Point | None], lower: Sequence[Point | None]) -> list[str]:
@@ -226,7 +187,7 @@ def _band_paths(upper: Sequence[Point | None], lower: Sequence[Point | None]) ->
         if len(run) < 2:
             continue
         ring = [u for u, _ in run] + [lo for _, lo in reversed(run)]
-        paths.append(_path(ring) + " Z")
+        paths.append(svg_path(ring) + " Z")
     return paths
 
 
@@ -252,10 +213,10 @@ def price_svg(series: PriceSeries, week_start: date, week_end: date) -> str:
         f"{series.symbol}: close with SMA50, SMA200 and Bollinger bands, {n} sessions to {last}; "
         f"week {week_start.isoformat()} to {week_end.isoformat()} shaded"
     )
-    out = [_open("price", width, height, label)]
+    out = [svg_open("price", width, height, label)]
     values = [v for line in (close, sma50, sma200, upper, lower) for v in line if v is not None]
     if n < 2 or not values:
-        out.append(_text(width / 2, height / 2, "not enough price data for a chart", anchor="middle"))
+        out.append(svg_text(width / 2, height / 2, "not enough price data for a chart", anchor="middle"))
         return "".join(out) + "</svg>"
     lo, hi = min(values), max(values)
     pad = (hi - lo) * 0.06 or max(abs(hi) * 0.01, 0.01)
@@ -277,14 +238,14 @@ def price_svg(series: PriceSeries, week_start: date, week_end: date) -> str:
         a, b = px(inside[0]), px(inside[-1])
         w = max(b - a, 4.0)
         out.append(
-            f'<rect class="week" x="{_n(min(a, width - right - w))}" y="{top}" width="{_n(w)}" '
+            f'<rect class="week" x="{svg_n(min(a, width - right - w))}" y="{top}" width="{svg_n(w)}" '
             f'height="{plot_h}" fill="{WEEK_COLOUR}"/>'
         )
-        out.append(_text(a + w / 2, top - 4, "week", anchor="middle", size=10))
+        out.append(svg_text(a + w / 2, top - 4, "week", anchor="middle", size=10))
     for k in range(5):
         v = lo + (hi - lo) * k / 4
-        out.append(_line(left, py(v), width - right, py(v), "#eceff3"))
-        out.append(_text(left - 6, py(v) + 4, e(price(v)), anchor="end", size=10))
+        out.append(svg_line(left, py(v), width - right, py(v), "#eceff3"))
+        out.append(svg_text(left - 6, py(v) + 4, e(price(v)), anchor="end", size=10))
     for band in _band_paths(points(upper), points(lower)):
         out.append(f'<path class="bands" d="{band}" fill="{BAND_COLOUR}" fill-opacity="0.6" stroke="none"/>')
     for cls, line, colour, extra in (
@@ -292,16 +253,16 @@ def price_svg(series: PriceSeries, week_start: date, week_end: date) -> str:
         ("sma50", sma50, SMA50_COLOUR, 'stroke-width="1.2"'),
         ("close", close, CLOSE_COLOUR, 'stroke-width="1.6"'),
     ):
-        d = _path(points(line))
+        d = svg_path(points(line))
         if d:
             out.append(f'<path class="{cls}" d="{d}" fill="none" stroke="{colour}" {extra}/>')
     final = next(((i, v) for i, v in reversed(list(enumerate(close))) if v is not None), None)
     if final is not None:
         i, v = final
-        out.append(f'<circle cx="{_n(px(i))}" cy="{_n(py(v))}" r="2.5" fill="{CLOSE_COLOUR}"/>')
-        out.append(_text(px(i) + 6, py(v) + 4, e(price(v)), size=10, extra=' class="last-close"'))
-    out.append(_text(left, height - 10, dates[0].isoformat(), size=10))
-    out.append(_text(width - right, height - 10, dates[-1].isoformat(), anchor="end", size=10))
+        out.append(f'<circle cx="{svg_n(px(i))}" cy="{svg_n(py(v))}" r="2.5" fill="{CLOSE_COLOUR}"/>')
+        out.append(svg_text(px(i) + 6, py(v) + 4, e(price(v)), size=10, extra=' class="last-close"'))
+    out.append(svg_text(left, height - 10, dates[0].isoformat(), size=10))
+    out.append(svg_text(width - right, height - 10, dates[-1].isoformat(), anchor="end", size=10))
     legend = (
         ("close", CLOSE_COLOUR),
         ("SMA50", SMA50_COLOUR),
@@ -310,7 +271,7 @@ def price_svg(series: PriceSeries, week_start: date, week_end: date) -> str:
     )
     lx = float(left)
     for name, colour in legend:
-        out.append(_line(lx, 12, lx + 14, 12, colour, ' stroke-width="2"'))
-        out.append(_text(lx + 18, 16, name, size=10))
+        out.append(svg_line(lx, 12, lx + 14, 12, colour, ' stroke-width="2"'))
+        out.append(svg_text(lx + 18, 16, name, size=10))
         lx += 30 + len(name) * 6
     return "".join(out) + "</svg>"
