@@ -10,6 +10,7 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from findesk.workflows.report_parts import e
 
@@ -54,3 +55,43 @@ def svg_path(points: Sequence[Point | None]) -> str:
         parts.append(f"{'L' if pen_down else 'M'}{svg_n(p[0])} {svg_n(p[1])}")
         pen_down = True
     return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A line chart's plot area: ``n`` sessions across, the values' range padded 6 % above and below
+    (a flat line gets a band of 1 % of its level, never a zero height)."""
+
+    width: int
+    height: int
+    left: int
+    right: int
+    top: int
+    bottom: int
+    n: int
+    lo: float
+    hi: float
+
+    @classmethod
+    def fit(
+        cls, width: int, height: int, margins: tuple[int, int, int, int], n: int, values: Sequence[float]
+    ) -> Frame:
+        """``margins``: left, right, top, bottom; ``values``: every finite value drawn (not empty)."""
+        lo, hi = min(values), max(values)
+        pad = (hi - lo) * 0.06 or max(abs(hi) * 0.01, 0.01)
+        left, right, top, bottom = margins
+        return cls(width, height, left, right, top, bottom, n, lo - pad, hi + pad)
+
+    @property
+    def plot_h(self) -> int:
+        return self.height - self.top - self.bottom
+
+    def x(self, i: int) -> float:
+        return self.left + i * (self.width - self.left - self.right) / max(self.n - 1, 1)
+
+    def y(self, v: float) -> float:
+        return self.top + (self.hi - v) / (self.hi - self.lo) * self.plot_h
+
+    def gridline(self, k: int, of: int = 4) -> float:
+        """The value of horizontal grid line ``k`` of ``of`` (0: the bottom)."""
+        return self.lo + (self.hi - self.lo) * k / of

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from findesk.workflows.backtest.models import BacktestReport, BacktestRow
 from findesk.workflows.backtest.render_markdown import HEAD, _header, overfit_line, table_rows
 from findesk.workflows.report_parts import e, html_page
-from findesk.workflows.svg import svg_line, svg_open, svg_path, svg_text
+from findesk.workflows.svg import Frame, svg_line, svg_open, svg_path, svg_text
 
 STRATEGY_COLOUR = "#1f5fa8"
 HOLD_COLOUR = "#9aa3ad"
@@ -46,19 +46,10 @@ def equity_svg(row: BacktestRow) -> str:
     if n < 2 or not values:
         out.append(svg_text(width / 2, height / 2, "not enough sessions for a chart", anchor="middle"))
         return "".join(out) + "</svg>"
-    lo, hi = min(values), max(values)
-    pad = (hi - lo) * 0.06 or max(abs(hi) * 0.01, 0.01)
-    lo, hi = lo - pad, hi + pad
-    plot_w, plot_h = width - left - right, height - top - bottom
-
-    def px(i: int) -> float:
-        return left + i * plot_w / (n - 1)
-
-    def py(v: float) -> float:
-        return top + (hi - v) / (hi - lo) * plot_h
-
+    frame = Frame.fit(width, height, (left, right, top, bottom), n, values)
+    px, py = frame.x, frame.y
     for k in range(5):
-        v = lo + (hi - lo) * k / 4
+        v = frame.gridline(k)
         out.append(svg_line(left, py(v), width - right, py(v), "#eceff3"))
         out.append(svg_text(left - 6, py(v) + 4, e(f"{v:,.0f}"), anchor="end", size=10))
     for cls, line, colour in (("buy-hold", hold, HOLD_COLOUR), ("strategy", row.equity[:n], STRATEGY_COLOUR)):

@@ -27,7 +27,7 @@ from findesk.agents.roles.etf_weekly.models import SectorGroup
 from findesk.analytics.etf.models import PriceSeries
 from findesk.core.formatting import NONE, clip, finite, price, signed
 from findesk.workflows.report_parts import e, printable
-from findesk.workflows.svg import Point, svg_line, svg_n, svg_open, svg_path, svg_text
+from findesk.workflows.svg import Frame, Point, svg_line, svg_n, svg_open, svg_path, svg_text
 
 BETA_COLOUR = "#8ea4bd"
 ALPHA_COLOUR = "#d9822b"
@@ -218,16 +218,8 @@ def price_svg(series: PriceSeries, week_start: date, week_end: date) -> str:
     if n < 2 or not values:
         out.append(svg_text(width / 2, height / 2, "not enough price data for a chart", anchor="middle"))
         return "".join(out) + "</svg>"
-    lo, hi = min(values), max(values)
-    pad = (hi - lo) * 0.06 or max(abs(hi) * 0.01, 0.01)
-    lo, hi = lo - pad, hi + pad
-    plot_w, plot_h = width - left - right, height - top - bottom
-
-    def px(i: int) -> float:
-        return left + i * plot_w / (n - 1)
-
-    def py(v: float) -> float:
-        return top + (hi - v) / (hi - lo) * plot_h
+    frame = Frame.fit(width, height, (left, right, top, bottom), n, values)
+    px, py, plot_h = frame.x, frame.y, frame.plot_h
 
     def points(line: Sequence[float | None]) -> list[Point | None]:
         return [None if v is None else (px(i), py(v)) for i, v in enumerate(line)]
@@ -243,7 +235,7 @@ def price_svg(series: PriceSeries, week_start: date, week_end: date) -> str:
         )
         out.append(svg_text(a + w / 2, top - 4, "week", anchor="middle", size=10))
     for k in range(5):
-        v = lo + (hi - lo) * k / 4
+        v = frame.gridline(k)
         out.append(svg_line(left, py(v), width - right, py(v), "#eceff3"))
         out.append(svg_text(left - 6, py(v) + 4, e(price(v)), anchor="end", size=10))
     for band in _band_paths(points(upper), points(lower)):
