@@ -158,6 +158,47 @@ class ApiSettings(BaseModel):
     workers: int | None = Field(None, ge=0, le=64)
 
 
+class EmailSettings(BaseModel):
+    """``[email]``: the SMTP relay that sends reports (``findesk.core.mail``). Nothing is sent while
+    ``host`` is unset. The login is only ever sent over TLS unless ``security = "none"`` says so."""
+
+    model_config = ConfigDict(allow_inf_nan=False)
+
+    host: str | None = None
+    port: int = Field(587, ge=1, le=65535)
+    # starttls: plain connection upgraded with STARTTLS (refused if the server does not offer it);
+    # ssl: TLS from the first byte (usually port 465); none: no encryption at all (a local relay only)
+    security: Literal["starttls", "ssl", "none"] = "starttls"
+    username: str | None = None  # no login when unset
+    password: SecretStr | None = None
+    sender: str | None = None  # the From address
+    to: list[str] = Field(default_factory=list)  # default recipients
+    timeout_s: float = Field(20.0, gt=0, le=600)  # each connect / command, not the whole delivery
+    ca_file: Path | None = None  # an extra CA bundle to trust (a private relay's own certificate)
+
+
+class MoversSettings(BaseModel):
+    """``[movers]``: the floors of the movers analyzer's gainers screen (the day's top NASDAQ gainer)."""
+
+    model_config = ConfigDict(allow_inf_nan=False, extra="forbid")
+
+    min_price: float = Field(5.0, ge=0)  # USD close that session
+    min_volume: int = Field(100_000, ge=0)  # shares that session
+    min_market_cap_usd: float | None = Field(300e6, ge=0)  # latest month-end; None: no floor
+
+
+class SandboxSettings(BaseModel):
+    """``[sandbox]``: limits for Python run in the sandbox (model-written or reviewed analysis code)."""
+
+    model_config = ConfigDict(allow_inf_nan=False, extra="forbid")
+
+    cpu_seconds: int = Field(10, ge=1, le=120)
+    memory_mb: int = Field(512, ge=128, le=8192)
+    processes: int = Field(16, ge=1, le=256)
+    wall_seconds: float = Field(15.0, gt=0, le=300)
+    output_bytes: int = Field(20_000, ge=100, le=10_000_000)
+
+
 def _config_file() -> Path | None:
     explicit = os.environ.get("FINDESK_CONFIG")
     if explicit:
@@ -211,6 +252,9 @@ class Settings(BaseSettings):
     sanctions_stale_days: int = 7
     llm: LlmSettings = Field(default_factory=LlmSettings)
     api: ApiSettings = Field(default_factory=ApiSettings)
+    email: EmailSettings = Field(default_factory=EmailSettings)
+    movers: MoversSettings = Field(default_factory=MoversSettings)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
 
     @classmethod
     def settings_customise_sources(
