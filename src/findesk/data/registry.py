@@ -11,7 +11,10 @@ Rules:
   never mixes in recorded data silently. So the full-text news search (``news_search``) is
   ``["newsapi"]`` live (without a NewsAPI key: ``not_configured``, which the news tool reads as "no
   search vendor") and ``["snapshot"]`` offline; a user who wants the recorded news as a live fallback
-  writes ``news_search = ["newsapi", "snapshot"]``.
+  writes ``news_search = ["newsapi", "snapshot"]``. Likewise the day's gainers (``day_gainers``) are
+  ``["yahoo"]`` live (Yahoo's day_gainers screener, current session only: an earlier session is
+  ``no_data``) and ``["snapshot"]`` offline (the whole session table); ``day_gainers = ["yahoo",
+  "snapshot"]`` lets a live run fall back to the recorded table for past sessions or when Yahoo fails.
 - A chain may only name known vendors that serve that category; a mistake is ``invalid_input`` at
   start-up, not a surprise in the middle of a run.
 - All live vendors share one ``HttpClient`` (one cache, one set of rate limits and breakers).
@@ -65,6 +68,7 @@ LIVE_DEFAULT_CHAINS: dict[Category, list[str]] = {
     Category.TVL: ["defillama"],
     Category.SANCTIONS: ["ofac"],
     Category.HOLDERS: ["dune"],
+    Category.DAY_GAINERS: ["yahoo"],  # current session only; the recorded table only when the user asks
 }
 
 

@@ -252,6 +252,18 @@ class DataRouter:
             lambda v: v.listed_session(session, as_of),
         )
 
+    async def day_gainers(self, session: date, as_of: date) -> Result[ListedSession]:
+        """Candidates for the day's top gainers on the last session on or before ``session`` and
+        ``as_of``, as a ``ListedSession`` of the same shape whatever the vendor: a live screener's
+        list (Yahoo's day_gainers: the current session's top movers across every US exchange; an
+        earlier session is ``no_data`` there) or the snapshot's whole session table. The caller ranks
+        and filters (by ``exchange_codes`` for Nasdaq's tiers, ``etf_flags``); ``notes`` say which."""
+        return await self._route(
+            Category.DAY_GAINERS,
+            f"the day gainers of {min(session, as_of)}",
+            lambda v: v.day_gainers(session, as_of),
+        )
+
     async def equity_panel(self, as_of: date, start: date) -> Result[PricePanel]:
         """Adjusted daily bars of the S&P 500 panel, sessions ``start`` to ``as_of``, as matrices."""
         if start > as_of:

@@ -1,4 +1,5 @@
-"""Parsers for Yahoo Finance JSON: the v8 ``chart`` API and the v1 ``search`` API (news).
+"""Parsers for Yahoo Finance JSON: the v8 ``chart`` API, the v1 ``search`` API (news) and the v1
+predefined ``screener`` (day gainers).
 
 Rules this module keeps:
 - Pure functions on decoded JSON, no I/O; a body of an unexpected shape is ``bad_response``, a
@@ -10,19 +11,34 @@ Rules this module keeps:
 - Chart ``close`` is split-adjusted only; ``adjclose`` is split- and dividend-adjusted. Bars use
   ``adjclose`` and rescale open/high/low by ``adjclose / close`` (``adjusted=True``); a quote uses
   ``close`` (what was quoted, up to later splits) and says so in ``notes``.
+- A screener list becomes a ``ListedSession`` of the snapshot's shape: one row per symbol
+  (alphabetical, first quote of a repeated symbol kept), ``session`` = the latest New York date of
+  the quotes' ``regularMarketTime`` (a quote of an earlier day is left out, with a note),
+  ``exchange_codes`` = Yahoo's own ``exchange`` codes as sent, ``exchanges`` = their venue
+  (``EXCHANGE_NAMES``; another code as sent), ``etf_flags`` = ``quoteType == "ETF"``, close / %
+  change / volume / cap = ``regularMarketPrice`` / ``regularMarketChangePercent`` (percent) /
+  ``regularMarketVolume`` / ``marketCap`` (NaN when missing; a cap of 0 is unknown), names =
+  ``longName`` else ``shortName``, sectors and industries None. A quote without a symbol, an exchange
+  code or a ``regularMarketTime`` is ``bad_response`` (it cannot be placed or dated); an empty list
+  is ``no_data``; ``finance.error`` is ``unavailable``. Fields sent formatted (``{"raw": ...}``)
+  are read by their raw value.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, timezone
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from findesk.core.dates import visible_at
+import numpy as np
+
+from findesk.core.dates import NEW_YORK, visible_at
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.models import NewsItem, PriceBar, PriceBars, Quote, Source
+from findesk.data.models.market_scan import EXCHANGE_NAMES, Floats, ListedSession
 
 VENDOR = "yahoo"
 
@@ -306,3 +322,204 @@ def parse_search_news(body: Any, as_of: date, source: Source, limit: int = 20) -
         )
     items.sort(key=lambda n: n.published_at, reverse=True)
     return Ok(items[:limit])
+
+
+# ---- v1 predefined screener (day gainers) ------------------------------------------------------------
+
+_CODES_NOTE = (
+    "exchange_codes are Yahoo's own listing codes as sent (NMS, NGM, NCM = Nasdaq Global Select, "
+    "Global Market, Capital Market; NYQ NYSE, ASE NYSE American, PCX NYSE Arca, BTS Cboe BZX); "
+    "exchanges name their venue (NASDAQ, NYSE, AMEX, NYSE ARCA, CBOE; another code as sent); etf_flags "
+    "are quoteType ETF; names are Yahoo's; sectors and industries are unknown (None); market caps are "
+    "Yahoo's at the quote time (market_cap_date = session)"
+)
+_OPERATORS = {"gt": ">", "gte": ">=", "lt": "<", "lte": "<=", "eq": "="}
+
+
+@dataclass(frozen=True, slots=True)
+class _ScreenRow:
+    symbol: str
+    code: str
+    etf: bool | None
+    name: str | None
+    close: float
+    pct: float
+    volume: float
+    cap: float
+    day: date
+    intraday: bool  # marketState REGULAR: the session was still open
+
+
+def _screener_bad(reason: str) -> Err:
+    return Err(ErrorCode.BAD_RESPONSE, f"Yahoo screener response {reason}", VENDOR)
+
+
+def _raw(value: Any) -> Any:
+    """A field's plain value: Yahoo sends ``{"raw": 1.5, "fmt": "1.50"}`` when values are formatted."""
+    return value.get("raw") if isinstance(value, dict) else value
+
+
+def _float(value: Any) -> float:
+    v = _raw(value)
+    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+        return math.nan
+    return float(v)
+
+
+def _label(value: Any) -> str | None:
+    v = _raw(value)
+    if not isinstance(v, str):
+        return None
+    return " ".join(v.split()) or None
+
+
+def _screen_row(raw: Any) -> _ScreenRow | str:
+    """One quote of the list, or why it cannot be read."""
+    if not isinstance(raw, dict):
+        return "has a quote that is not an object"
+    symbol = _label(raw.get("symbol"))
+    if symbol is None:
+        return "has a quote without a 'symbol'"
+    code = _label(raw.get("exchange"))
+    if code is None:
+        return f"has no 'exchange' code for {symbol}"
+    stamp = _raw(raw.get("regularMarketTime"))
+    if isinstance(stamp, bool) or not isinstance(stamp, int | float) or not math.isfinite(stamp):
+        return f"has no 'regularMarketTime' for {symbol}"
+    try:
+        day = datetime.fromtimestamp(stamp, UTC).astimezone(NEW_YORK).date()
+    except (OverflowError, OSError, ValueError):
+        return f"has an impossible 'regularMarketTime' {stamp!r} for {symbol}"
+    kind = _label(raw.get("quoteType"))
+    cap = _float(raw.get("marketCap"))
+    return _ScreenRow(
+        symbol=symbol.upper(),
+        code=code.upper(),
+        etf=None if kind is None else kind.upper() == "ETF",
+        name=_label(raw.get("longName")) or _label(raw.get("shortName")),
+        close=_float(raw.get("regularMarketPrice")),
+        pct=_float(raw.get("regularMarketChangePercent")),
+        volume=_float(raw.get("regularMarketVolume")),
+        cap=cap if cap > 0 else math.nan,
+        day=day,
+        intraday=_label(raw.get("marketState")) == "REGULAR",
+    )
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:g}"
+
+
+def _criterion(node: Any) -> str | None:
+    """A screener query (``rawCriteria``'s ``query``) as text; None for a shape not understood."""
+    if not isinstance(node, dict) or not isinstance(node.get("operands"), list) or not node["operands"]:
+        return None
+    op, operands = str(node.get("operator") or "").lower(), node["operands"]
+    if op in ("and", "or"):
+        parts = [_criterion(o) for o in operands]
+        if any(p is None for p in parts):
+            return None
+        joined = f" {op} ".join(p for p in parts if p is not None)
+        return f"({joined})" if op == "or" and len(parts) > 1 else joined
+    field_name, values = operands[0], operands[1:]
+    if not isinstance(field_name, str):
+        return None
+    if op == "btwn" and len(values) == 2:
+        return f"{field_name} {_shown(values[0])}..{_shown(values[1])}"
+    if op in _OPERATORS and len(values) == 1:
+        return f"{field_name} {_OPERATORS[op]} {_shown(values[0])}"
+    return None
+
+
+def _criteria_note(result: dict[str, Any]) -> str | None:
+    text = result.get("rawCriteria")
+    try:
+        query = json.loads(text).get("query") if isinstance(text, str) else None
+    except (ValueError, AttributeError):
+        return None
+    shown = _criterion(query)
+    if shown is None:
+        return None
+    return f"Yahoo's own screener criteria: {shown}; a stock outside them (e.g. a smaller cap) is not listed"
+
+
+def parse_screener(body: Any, source: Source, screener: str = "day_gainers") -> Result[ListedSession]:
+    """A v1 predefined screener body (``finance.result[0].quotes``) as a ``ListedSession`` (module rules)."""
+    finance = body.get("finance") if isinstance(body, dict) else None
+    if not isinstance(finance, dict):
+        return _screener_bad("has no 'finance' object")
+    error = finance.get("error")
+    if isinstance(error, dict) and error:
+        code = str(error.get("code") or "")
+        text = str(error.get("description") or code or "unknown error")
+        return Err(ErrorCode.UNAVAILABLE, f"Yahoo screener error {code!r}: {text}", VENDOR)
+    results = finance.get("result")
+    if not isinstance(results, list) or not results or not isinstance(results[0], dict):
+        return _screener_bad("has no 'finance.result[0]' object")
+    result = results[0]
+    quotes = result.get("quotes")
+    if not isinstance(quotes, list):
+        return _screener_bad("has no 'finance.result[0].quotes' list")
+    if not quotes:
+        return Err(ErrorCode.NO_DATA, f"Yahoo's {screener} screener lists no stock at the moment", VENDOR)
+    by_symbol: dict[str, _ScreenRow] = {}
+    for raw in quotes:
+        row = _screen_row(raw)
+        if isinstance(row, str):
+            return _screener_bad(row)
+        by_symbol.setdefault(row.symbol, row)
+    session = max(r.day for r in by_symbol.values())
+    rows = sorted((r for r in by_symbol.values() if r.day == session), key=lambda r: r.symbol)
+    stale = sorted(r.symbol for r in by_symbol.values() if r.day != session)
+    notes = [
+        f"Yahoo's {screener} screener: its top {len(rows)} US-listed stocks by % change on {session}, "
+        "across every US exchange (NYSE, NYSE American, NYSE Arca and Cboe listings as well as Nasdaq's) "
+        "and of any security type it ranks; not every listed stock, so a stock missing here is not known "
+        "to be flat",
+        _CODES_NOTE,
+    ]
+    total = result.get("total")
+    if isinstance(total, int) and not isinstance(total, bool) and total > len(quotes):
+        notes.append(f"Yahoo counts {total} matches; this list holds the first {len(quotes)} of them")
+    criteria = _criteria_note(result)
+    if criteria is not None:
+        notes.append(criteria)
+    if stale:
+        notes.append(
+            f"{len(stale)} quote(s) dated before {session} were left out (an older session's change): "
+            + ", ".join(stale[:10])
+            + (" ..." if len(stale) > 10 else "")
+        )
+    if any(r.intraday for r in rows):
+        notes.append(
+            "read while the session was open (marketState REGULAR): prices, % changes and volumes are "
+            "intraday (delayed), not closes"
+        )
+    return Ok(
+        ListedSession(
+            session=session,
+            symbols=tuple(r.symbol for r in rows),
+            exchanges=tuple(EXCHANGE_NAMES.get(r.code, r.code) for r in rows),
+            close=_frozen_floats([r.close for r in rows]),
+            pct_change=_frozen_floats([r.pct for r in rows]),
+            volume=_frozen_floats([r.volume for r in rows]),
+            market_cap_usd=_frozen_floats([r.cap for r in rows]),
+            names=tuple(r.name for r in rows),
+            sectors=(None,) * len(rows),
+            industries=(None,) * len(rows),
+            source=source,
+            market_cap_date=session,
+            notes=tuple(notes),
+            exchange_codes=tuple(r.code for r in rows),
+            etf_flags=tuple(r.etf for r in rows),
+            directory_date=None,
+        )
+    )
+
+
+def _frozen_floats(values: list[float]) -> Floats:
+    out = np.array(values, dtype=np.float64)
+    out.flags.writeable = False  # read-only like the snapshot's arrays
+    return out

@@ -83,6 +83,9 @@ class Category(StrEnum):
     FUNDS = "funds"  # the ETF universe's price panel and fund profiles (weekly ETF analyst)
     # whole-market views (scanner, backtests): every listed stock's session, the S&P 500 panel
     UNIVERSE = "universe"
+    # the day's gainers as a ``ListedSession``: a live screener's list (Yahoo's day_gainers, current
+    # session only) or the snapshot's whole session table; the caller ranks and filters either
+    DAY_GAINERS = "day_gainers"
 
 
 class Vendor:
@@ -200,6 +203,12 @@ class Vendor:
     async def equity_panel(self, as_of: date, start: date) -> Result[PricePanel]:
         """Adjusted daily bars of the S&P 500 panel, sessions ``start`` to ``as_of`` inclusive."""
         return self._not_served(Category.UNIVERSE)
+
+    async def day_gainers(self, session: date, as_of: date) -> Result[ListedSession]:
+        """Candidates for the day's top gainers on the last session on or before ``session`` and
+        ``as_of``, in the ``ListedSession`` shape (with ``exchange_codes``/``etf_flags`` where known).
+        A live vendor that only lists the current session answers ``no_data`` for an earlier one."""
+        return self._not_served(Category.DAY_GAINERS)
 
     async def index_constituents(self, as_of: date) -> Result[IndexConstituents]:
         """The latest S&P 500 constituents list dated on or before ``as_of``."""

@@ -234,6 +234,10 @@ class SnapshotVendor(Vendor):
     async def equity_panel(self, as_of: date, start: date) -> Result[PricePanel]:
         return await self._run(lambda: self._sp500.get().panel(as_of, start))
 
+    async def day_gainers(self, session: date, as_of: date) -> Result[ListedSession]:
+        # the whole session table (every listed stock), the same answer as ``listed_session``
+        return await self._run(lambda: self._listed.get().session(session, as_of))
+
     async def index_constituents(self, as_of: date) -> Result[IndexConstituents]:
         return await self._run(lambda: self._fundamentals.get().constituents(as_of))
 

@@ -19,6 +19,15 @@ Rules this module keeps:
   once per process; a call slices its sessions (views, read-only). Tickers are the file's survivors
   (members as of early 2026): the source note says so.
 - Each session's caveats (README 4, 5) are read from the snapshot's own lists and stated in ``notes``.
+- Listing tiers: ``exchange_codes`` (Yahoo-style: NMS/NGM/NCM for Nasdaq's tiers, NYQ, ASE, PCX,
+  BTS, IEX) and ``etf_flags`` come from the latest Nasdaq Trader symbol directory dated on or before
+  the session (``nasdaq_directory``; ``directory_date``), never a later one, looked up by the table's
+  symbol (the table has plain symbols only); a symbol that directory does not list is None (listed
+  after it, or renamed). A note names the directory, its files and date and how many symbols it
+  misses. A session before the first directory (2024-08-01) gets empty tuples and a note saying so:
+  only the table's exchange column (NASDAQ/NYSE/AMEX, without tiers) is known. Each directory is
+  parsed once per process and aligned to the index's symbol codes once, like the caps.
+- ``day_gainers`` (the vendor's) is this very session table: the caller ranks and filters it.
 """
 
 from __future__ import annotations
@@ -39,6 +48,8 @@ from findesk.data.models.market_scan import ListedSession
 from findesk.data.vendors.snapshot import sorted_columns
 from findesk.data.vendors.snapshot.files import Lazy, SnapshotFiles
 from findesk.data.vendors.snapshot.funds import EtfMatrices, window_panel
+from findesk.data.vendors.snapshot.nasdaq_directory import FOLDER as DIRECTORY_FOLDER
+from findesk.data.vendors.snapshot.nasdaq_directory import Directories, Directory
 from findesk.data.vendors.snapshot.price_tables import (
     MARKET_CAPS,
     MOVERS,
@@ -78,6 +89,21 @@ _SP500_NOTE = (
 )
 
 
+_TIERS_NOTE = (
+    "Yahoo-style listing codes: NMS, NGM, NCM = Nasdaq Global Select, Global Market, Capital Market "
+    "(Market Category Q, G, S); NYQ NYSE, ASE NYSE American, PCX NYSE Arca, BTS Cboe BZX, IEX"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Listing:
+    """A directory's code, ETF flag and presence per symbol code of the session index."""
+
+    codes: list[str | None]
+    etf: list[bool | None]
+    listed: npt.NDArray[np.bool_]
+
+
 @dataclass(frozen=True, slots=True)
 class _Meta:
     """The metadata file's name, sector and industry per symbol code of the session index."""
@@ -100,6 +126,9 @@ class ListedStore:
         self._caps_index = Lazy(self._load_caps)
         self._caps: dict[int, Floats] = {}  # month-end position -> caps aligned to symbol codes
         self._caps_lock = threading.Lock()
+        self._directories = Directories(files)
+        self._listings: dict[date, _Listing] = {}  # directory date -> aligned to symbol codes
+        self._listings_lock = threading.Lock()
 
     # ---- the session ------------------------------------------------------------------------------
 
@@ -126,6 +155,17 @@ class ListedStore:
         meta = self._meta.get()
         caps, cap_date = self._caps_for(day, codes, len(index.symbols))
         notes = self._notes(session, as_of, day, cap_date)
+        directory = self._directories.on_or_before(day)
+        exchange_codes: tuple[str | None, ...] = ()
+        etf_flags: tuple[bool | None, ...] = ()
+        if directory is None:
+            notes.append(self._no_directory_note(day))
+        else:
+            listing = self._listing(directory, index.symbols)
+            exchange_codes = _pick(listing.codes, code_list)
+            etf_flags = _pick(listing.etf, code_list)
+            unlisted = len(code_list) - int(np.count_nonzero(listing.listed[codes]))
+            notes.append(_directory_note(directory, day, unlisted))
         return Ok(
             ListedSession(
                 session=day,
@@ -141,6 +181,9 @@ class ListedStore:
                 source=self.files.source(MOVERS, _SESSION_NOTE),
                 market_cap_date=cap_date,
                 notes=tuple(notes),
+                exchange_codes=exchange_codes,
+                etf_flags=etf_flags,
+                directory_date=directory.day if directory is not None else None,
             )
         )
 
@@ -175,6 +218,28 @@ class ListedStore:
             )
         notes.append(_META_NOTE)
         return notes
+
+    # ---- listing tiers (Nasdaq Trader directory) ---------------------------------------------------
+
+    def _listing(self, directory: Directory, symbols: list[str]) -> _Listing:
+        with self._listings_lock:
+            found = self._listings.get(directory.day)
+            if found is None:
+                unknown: tuple[str | None, bool | None] = (None, None)
+                rows = [directory.entries.get(symbol, unknown) for symbol in symbols]
+                listed = np.fromiter((s in directory.entries for s in symbols), np.bool_, len(symbols))
+                found = _Listing([r[0] for r in rows], [r[1] for r in rows], listed)
+                self._listings[directory.day] = found
+        return found
+
+    def _no_directory_note(self, day: date) -> str:
+        days = self._directories.days()
+        where = f"the earliest is {days[0]}" if days else f"the snapshot has none under {DIRECTORY_FOLDER}/"
+        return (
+            f"no Nasdaq Trader symbol directory is dated on or before {day} ({where}): exchange_codes and "
+            "etf_flags are empty, so Nasdaq's tiers (NMS/NGM/NCM) and ETF flags are unknown for this "
+            "session; only the table's exchange column (NASDAQ/NYSE/AMEX) is known"
+        )
 
     # ---- market caps -------------------------------------------------------------------------------
 
@@ -357,6 +422,25 @@ def _sp500_matrices(prices: PriceStore) -> EtfMatrices | None:
     # reuse the panel ``bars`` reads rather than parse the 630k-row CSV a second time
     panel: Panel | None = prices.sp500_panel()
     return None if panel is None else EtfMatrices.build(panel)
+
+
+def _directory_note(directory: Directory, day: date, unlisted: int) -> str:
+    files = " + ".join(directory.rels)
+    later = (
+        ""
+        if directory.day == day
+        else f"; a listing or tier change from {directory.day} to {day} is not in it"
+    )
+    missing = (
+        f"{unlisted} of the session's symbols are not in that directory (listed after it, or renamed): "
+        "their code and flag are None"
+        if unlisted
+        else "every symbol of the session is in it"
+    )
+    return (
+        f"exchange_codes and etf_flags come from the Nasdaq Trader symbol directory of {directory.day} "
+        f"({files}), the latest dated on or before {day}{later}. {_TIERS_NOTE}. {missing}"
+    )
 
 
 def _ranks(names: list[str]) -> npt.NDArray[np.intp]:

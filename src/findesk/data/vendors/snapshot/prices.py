@@ -8,7 +8,9 @@ Rules this module keeps:
   to the as-traded basis by ``as_traded_close / adjusted_close`` of that same day, with a note.
 - Where the movers table has no row for the session (ETFs, indexes, a missing scrape day, before 2024)
   the quote falls back to an adjusted file and says so in ``notes``; levels are then not as traded.
-- Bars are adjusted (split and dividend, as downloaded) except index levels (``^GSPC``, ``^VIX``);
+- Bars are adjusted (split and dividend, as downloaded) except index levels (``^GSPC``, ``^VIX``)
+  and a listed stock outside the adjusted files, whose bars are the movers table's as-traded closes
+  and volumes (no open/high/low, ``adjusted=False``);
   one request is served from one file only, never a mix of adjustment bases.
 - Every big file is read once per process (``Lazy``) and indexed by ticker; per-symbol slices are
   cached. The indexed tables (``sorted_columns``) and the single-series files (``SnapshotFiles.cached``)
@@ -484,10 +486,14 @@ class PriceStore:
             )
         series = self._adjusted(sym, covering=start)
         if series is None:
+            table = None if sym in _INDEX_FILES else self._movers.get()
+            movers = None if table is None else table.get(sym)
+            if movers is not None:
+                return self._as_traded_bars(sym, movers, start, last, as_of)
             return Err(
                 ErrorCode.NOT_FOUND,
                 f"{sym} has no daily bars in the snapshot (S&P 500 panel, ETF panel, long_history, "
-                "^GSPC/^VIX); check the ticker",
+                "^GSPC/^VIX, all-listed-stocks table); check the ticker",
                 "snapshot",
             )
         lo = int(np.searchsorted(series.dates, np.datetime64(start, "D"), side="left"))
@@ -529,6 +535,44 @@ class PriceStore:
                 end=last,
                 bars=bars,
                 source=self.files.source(series.ref, note),
+            )
+        )
+
+    def _as_traded_bars(self, sym: str, m: Movers, start: date, last: date, as_of: date) -> Result[PriceBars]:
+        """Bars of a listed stock outside the adjusted panels, from the all-listed-stocks table: closes
+        and volumes as traded that evening (unadjusted), no open/high/low (the table has none)."""
+        lo = int(np.searchsorted(m.dates, np.datetime64(start, "D"), side="left"))
+        hi = int(np.searchsorted(m.dates, np.datetime64(last, "D"), side="right"))
+        if hi <= lo:
+            return Err(
+                ErrorCode.NO_DATA,
+                f"{sym} has no rows between {start} and {last} in {MOVERS} (as of {as_of})",
+                "snapshot",
+            )
+        bars = [
+            PriceBar(
+                date=to_day(m.dates[k]),
+                open=None,
+                high=None,
+                low=None,
+                close=round(float(m.close[k]), 6),
+                volume=_opt_int(m.volume[k]),
+            )
+            for k in range(lo, hi)
+            if not math.isnan(float(m.close[k]))
+        ]
+        note = (
+            "as traded (unadjusted) closes and volumes from the all-listed-stocks table, as published that "
+            "evening; it has no open, high or low, and a split inside the window is not adjusted"
+        )
+        return Ok(
+            PriceBars(
+                symbol=sym,
+                adjusted=False,
+                start=start,
+                end=last,
+                bars=bars,
+                source=self.files.source(MOVERS, note),
             )
         )
 
