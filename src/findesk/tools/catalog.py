@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from findesk.core.config import Settings
 from findesk.core.result import Err, Ok, Result
+from findesk.core.sandbox import SandboxLimits
 from findesk.data.context import DataContext
 from findesk.data.registry import build_router
 from findesk.knowledge.filings.sections import SectionService
@@ -34,7 +35,9 @@ from findesk.tools import (
     highlights,
     macro_crypto,
     market,
+    movers,
     news_search,
+    report_email,
     scan,
     search_filings,
     social,
@@ -43,6 +46,7 @@ from findesk.tools import (
     trading_news,
 )
 from findesk.tools.base import Tool, ToolContext, ToolRegistry
+from findesk.tools.report_email import Mailer
 
 
 def data_tools() -> list[Tool]:
@@ -65,6 +69,8 @@ def data_tools() -> list[Tool]:
         *trading_fundamentals.TOOLS,
         *trading_news.TOOLS,
         *scan.TOOLS,
+        *movers.TOOLS,
+        *report_email.TOOLS,
     ]
 
 
@@ -106,11 +112,22 @@ async def _open_decision_log(settings: Settings, _ctx: ToolContext) -> Result[ob
     return Ok(DecisionLog.from_settings(settings))
 
 
+async def _open_mailer(settings: Settings, _ctx: ToolContext) -> Result[object]:
+    # nothing connects until a report is sent; the folder is created when an .eml is written
+    return Ok(Mailer(settings.email, settings.state_dir / "movers"))
+
+
+async def _open_sandbox_limits(settings: Settings, _ctx: ToolContext) -> Result[object]:
+    return Ok(SandboxLimits.model_validate(settings.sandbox.model_dump()))
+
+
 # Later issues register their services here (retrieval, memory, sandbox, mail).
 SERVICE_FACTORIES: list[ServiceFactory] = [
     ServiceFactory(search_filings.SERVICE, _open_filing_index, _close_service),
     ServiceFactory(MemoryStore, _open_memory, _close_service),
     ServiceFactory(DecisionLog, _open_decision_log, _close_service),
+    ServiceFactory(Mailer, _open_mailer),
+    ServiceFactory(SandboxLimits, _open_sandbox_limits),
 ]
 
 

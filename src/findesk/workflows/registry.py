@@ -75,6 +75,13 @@ BUILTIN: tuple[Entry, ...] = (
         "Scan to trade: the market scan, then the trading desk on its top N picks in parallel under one "
         "model budget, and one summary table naming every run. A simulation, not advice.",
     ),
+    Entry(
+        "movers",
+        "findesk.workflows.movers.spec:SPEC",
+        "Movers analyzer: the session's top NASDAQ gainer, its history vs SPY and news, metrics computed by "
+        "a "
+        "Python program in a sandbox, a chart, and the report by email (or .eml). Facts, never advice.",
+    ),
 )
 
 

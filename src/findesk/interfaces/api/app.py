@@ -31,6 +31,7 @@ from findesk.interfaces.api import (
     errors,
     etf_weekly,
     memory,
+    movers,
     ops,
     queries,
     runs,
@@ -159,6 +160,7 @@ def create_app(services: ApiServices) -> FastAPI:
     app.include_router(etf_weekly.router)
     app.include_router(trade.router)
     app.include_router(scan.router)
+    app.include_router(movers.router)
     app.include_router(runs.router)
     app.include_router(memory.router)
     app.include_router(workflows.router)

@@ -1,0 +1,66 @@
+"""The movers analyzer's screen: the session's top NASDAQ gainers (code only).
+
+Rules:
+- One call: ``get_nasdaq_gainers`` with the input's filters, at the run's as-of date.
+- ``no_data`` when the call failed or nothing rose after the screen; the summary names the top gainers
+  with the table's own figures.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from findesk.agents.role import (
+    Caps,
+    DeterministicPolicy,
+    Outcomes,
+    PlannedCall,
+    Role,
+    outcome_error,
+    outcome_value,
+)
+from findesk.agents.roles.movers.models import GainersReport
+from findesk.analytics.movers.models import GainerFilters, GainersBoard
+from findesk.data.router import DO_NOT_ESTIMATE
+
+
+class GainersInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    filters: GainerFilters = Field(default_factory=GainerFilters)
+
+
+def _stage(inputs: GainersInput, _outcomes: Outcomes) -> list[PlannedCall]:
+    return [PlannedCall("gainers", "get_nasdaq_gainers", inputs.filters.model_dump())]
+
+
+def compose(_inputs: GainersInput, outcomes: Outcomes) -> GainersReport:
+    board: GainersBoard | None = outcome_value(outcomes, "gainers")
+    if board is None:
+        why = (outcome_error(outcomes, "gainers") or "no result").replace(DO_NOT_ESTIMATE, "").strip()
+        return GainersReport(status="no_data", summary=f"No gainers: {why}", warnings=[why])
+    if not board.gainers:
+        why = f"no NASDAQ common stock rose on {board.session.isoformat()} after the screen"
+        return GainersReport(
+            status="no_data", summary=why.capitalize() + ".", warnings=[*board.warnings, why], board=board
+        )
+    top = ", ".join(f"{r.symbol} {r.pct_change:+g}% (${r.close:,.2f})" for r in board.gainers[:3])
+    summary = (
+        f"On {board.session.isoformat()}, {board.kept:,} of {board.universe:,} listings passed the NASDAQ "
+        f"common-stock screen; top gainers: {top}."
+    )
+    return GainersReport(status="ok", summary=summary, warnings=list(board.warnings), board=board)
+
+
+ROLE: Role[GainersInput, GainersReport] = Role(
+    name="movers_gainers",
+    description="The session's top NASDAQ gainers (common stock, price/volume/cap floors).",
+    system_prompt="You list the session's top NASDAQ gainers from get_nasdaq_gainers; figures as given.",
+    tools=("get_nasdaq_gainers",),
+    input_schema=GainersInput,
+    output_schema=GainersReport,
+    policy=DeterministicPolicy(stages=(_stage,), compose=compose),
+    task=lambda i: f"List the top NASDAQ gainers with this screen: {i.filters.model_dump_json()}",
+    tier="quick",
+    caps=Caps(max_iterations=2, max_tokens_per_call=600),
+)

@@ -1,0 +1,183 @@
+"""The day's top NASDAQ gainers from one session's table of listed stocks.
+
+Rules (pure: one session's cross-section in, a ``GainersBoard`` out; no I/O, no clock):
+- The same rules for every vendor: the snapshot's all-listed-stocks table and a live screener's rows
+  arrive as the same ``ListedSession`` shape and are re-filtered here, so a screener that leaks other
+  exchanges (Yahoo's day gainers lists NYSE names) is held to the offline path's rules.
+- Each row is screened once, in this order, and counted in ``dropped`` under the FIRST rule it fails
+  (so ``universe = kept + sum(dropped)``):
+  1. ``exchange``: not a NASDAQ tier. With a listing directory for the session (``exchange_codes``),
+     the code must be NMS, NGM or NCM (``NASDAQ_TIERS``); a symbol the directory does not list is
+     dropped as ``exchange_unknown``. Without one (sessions before the first directory) the table's own
+     exchange column must say NASDAQ, and a warning says the tiers could not be checked;
+  2. ``etf``: the directory flags it as an ETF;
+  3. ``warrant`` / ``unit`` / ``right`` / ``preferred`` / ``note``: not a common share
+     (``analytics.scan.movers.listing_type``: Nasdaq's fifth-letter codes and the name's words);
+  4. ``no_data``: no close or percent change; 5. ``price``; 6. ``volume``; 7. ``market_cap`` /
+     ``market_cap_unknown`` (an unknown cap is dropped while a floor is set).
+- Ranked by the table's own percent change, descending, ties by symbol; a gainer's change is > 0.
+- The source's standing caveats are ``notes`` (shown with the board's source); ``warnings`` are what a
+  reader must know about this session's list (tiers unchecked, caps unknown, an extreme move).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from datetime import date
+from typing import Protocol
+
+from findesk.analytics.movers.models import NASDAQ_TIERS, GainerFilters, GainerRow, GainersBoard
+from findesk.analytics.scan.movers import EXTREME_MOVE_PCT, FloatArray, listing_type
+
+REASONS = (
+    "exchange",
+    "exchange_unknown",
+    "etf",
+    "warrant",
+    "unit",
+    "right",
+    "preferred",
+    "note",
+    "no_data",
+    "price",
+    "volume",
+    "market_cap",
+    "market_cap_unknown",
+)
+
+
+class ListedTable(Protocol):
+    """What the gainers need of a session's cross-section (``data.models.market_scan.ListedSession``)."""
+
+    @property
+    def session(self) -> date: ...
+    @property
+    def symbols(self) -> tuple[str, ...]: ...
+    @property
+    def exchanges(self) -> tuple[str, ...]: ...
+    @property
+    def exchange_codes(self) -> tuple[str | None, ...]: ...
+    @property
+    def etf_flags(self) -> tuple[bool | None, ...]: ...
+    @property
+    def directory_date(self) -> date | None: ...
+    @property
+    def close(self) -> FloatArray: ...
+    @property
+    def pct_change(self) -> FloatArray: ...
+    @property
+    def volume(self) -> FloatArray: ...
+    @property
+    def market_cap_usd(self) -> FloatArray: ...
+    @property
+    def names(self) -> tuple[str | None, ...]: ...
+    @property
+    def sectors(self) -> tuple[str | None, ...]: ...
+
+
+def _known(x: float) -> bool:
+    return not math.isnan(x)
+
+
+def _reason(t: ListedTable, i: int, f: GainerFilters, tiers: bool) -> str | None:
+    if tiers:
+        code = t.exchange_codes[i]
+        if code is None:
+            return "exchange_unknown"
+        if code not in NASDAQ_TIERS:
+            return "exchange"
+    elif t.exchanges[i].upper() != "NASDAQ":
+        return "exchange"
+    if t.etf_flags and t.etf_flags[i]:
+        return "etf"
+    kind = listing_type(t.symbols[i], t.names[i])
+    if kind is not None:
+        return kind
+    close, pct, volume = float(t.close[i]), float(t.pct_change[i]), float(t.volume[i])
+    if not (_known(close) and _known(pct)):
+        return "no_data"
+    if close < f.min_price:
+        return "price"
+    if not _known(volume) or volume < f.min_volume:
+        return "volume"
+    if f.min_market_cap_usd is not None:
+        cap = float(t.market_cap_usd[i])
+        if not _known(cap):
+            return "market_cap_unknown"
+        if cap < f.min_market_cap_usd:
+            return "market_cap"
+    return None
+
+
+def nasdaq_gainers(
+    table: ListedTable, filters: GainerFilters, *, sources: Sequence[str] = (), notes: Sequence[str] = ()
+) -> GainersBoard:
+    """The session's NASDAQ gainers after ``filters`` (module rules); ``notes`` are the source's caveats."""
+    tiers = len(table.exchange_codes) == len(table.symbols) and len(table.symbols) > 0
+    dropped: dict[str, int] = {}
+    kept: list[int] = []
+    for i in range(len(table.symbols)):
+        why = _reason(table, i, filters, tiers)
+        if why is None:
+            kept.append(i)
+        else:
+            dropped[why] = dropped.get(why, 0) + 1
+    rising = sorted(
+        (i for i in kept if float(table.pct_change[i]) > 0),
+        key=lambda i: (-float(table.pct_change[i]), table.symbols[i]),
+    )
+    rows: list[GainerRow] = []
+    for rank, i in enumerate(rising[: filters.top], start=1):
+        close, volume, cap = float(table.close[i]), int(table.volume[i]), float(table.market_cap_usd[i])
+        rows.append(
+            GainerRow(
+                rank=rank,
+                symbol=table.symbols[i],
+                name=(table.names[i] or "").strip() or None,
+                exchange=table.exchanges[i],
+                exchange_code=table.exchange_codes[i] if tiers else None,
+                close=close,
+                pct_change=float(table.pct_change[i]),
+                volume=volume,
+                dollar_volume=round(close * volume, 2),
+                market_cap_usd=cap if _known(cap) else None,
+                sector=table.sectors[i],
+            )
+        )
+    warnings: list[str] = []
+    if tiers:
+        basis = (
+            f"the Nasdaq Trader symbol directory of {table.directory_date.isoformat()}: NMS, NGM, NCM"
+            if table.directory_date is not None
+            else "the source's own exchange codes: NMS, NGM, NCM"
+        )
+    else:
+        basis = "the table's exchange column (NASDAQ); no listing directory on or before the session"
+        warnings.append(
+            f"no Nasdaq listing directory on or before {table.session.isoformat()}: NASDAQ listings were "
+            "told by the table's exchange column, so their tiers (NMS/NGM/NCM) and ETF flags were not checked"
+        )
+    if dropped.get("market_cap_unknown"):
+        warnings.append(
+            f"{dropped['market_cap_unknown']} NASDAQ listing(s) without a month-end market cap were dropped "
+            "by the market-cap floor"
+        )
+    for r in rows:
+        if abs(r.pct_change) >= EXTREME_MOVE_PCT:
+            warnings.append(
+                f"{r.symbol} moved {r.pct_change:+g}% on {table.session.isoformat()}: a move this large is "
+                "often a reverse split or a bad tick; check it before reading it as news"
+            )
+    return GainersBoard(
+        session=table.session,
+        filters=filters,
+        universe=len(table.symbols),
+        kept=len(kept),
+        dropped={k: dropped[k] for k in REASONS if k in dropped},
+        tier_basis=basis,
+        gainers=rows,
+        sources=list(sources),
+        notes=list(notes),
+        warnings=warnings,
+    )
