@@ -313,3 +313,19 @@ async def test_live_mode_default_chain_is_yahoo_alone(snapshot_dir: Path) -> Non
     past = await router.day_gainers(date(2025, 8, 28), FRIDAY)
     assert isinstance(past, Err) and past.code is ErrorCode.NO_DATA and "Do not estimate" in past.reason
     await router.aclose()
+
+
+async def test_the_live_list_goes_through_the_offline_rules_nyse_etf_and_warrant_dropped(
+    serve: Serve,
+) -> None:
+    from findesk.analytics.movers.gainers import nasdaq_gainers
+    from findesk.analytics.movers.models import GainerFilters
+
+    got = await _gainers(serve, httpx.Response(200, json=fixture_body()))
+    assert isinstance(got, Ok), got
+    board = nasdaq_gainers(got.value, GainerFilters(top=10))
+    symbols = [g.symbol for g in board.gainers]
+    # by Yahoo's % change, NASDAQ common stock at $5 or more only (OPEN and ABAT trade under $5)
+    assert symbols == ["AAOI", "HOOD", "SOUN"]
+    assert board.dropped == {"exchange": 1, "etf": 1, "warrant": 1, "price": 2}
+    assert board.tier_basis == "the source's own exchange codes: NMS, NGM, NCM"

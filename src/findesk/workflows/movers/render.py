@@ -2,7 +2,8 @@
 
 Rules:
 - Every string from data (names, headlines, URLs, program output) is escaped in HTML (``html.escape``);
-  a link is kept only for an absolute http(s) URL. The HTML is self-contained: the chart is an inline
+  a link is kept only for an absolute http(s) URL with no quote, space or bracket (``safe_url``), in
+  Markdown as in HTML. The HTML is self-contained: the chart is an inline
   image (``data:`` in the report, ``cid:chart`` in the email), no script, nothing fetched.
 - What is missing is said, never hidden: a phase without data states why (its warning), and the email
   lists every warning, so a failed step still yields a report that says what failed.
@@ -12,6 +13,7 @@ Rules:
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -97,7 +99,7 @@ def to_markdown(r: MoversReport, details: bool = False) -> str:
         for n in r.news.items:
             lines.append(
                 f"- {n.published_at.date().isoformat()} {n.publisher or ''}: {n.title}"
-                + (f" <{n.url}>" if n.url else "")
+                + (f" <{safe_url(n.url)}>" if safe_url(n.url) else "")
             )
         lines.append("")
     if r.delivery is not None:
@@ -123,10 +125,18 @@ def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
+_SAFE_URL = re.compile(r"^https?://[^\s\"'<>`\\]+$", re.IGNORECASE)
+
+
+def safe_url(url: str | None) -> str | None:
+    """An absolute http(s) URL with nothing that could break out of an attribute or a Markdown link
+    (quotes, spaces, angle brackets, backticks, backslashes), or None: such a link is not shown."""
+    return url if url is not None and _SAFE_URL.match(url) else None
+
+
 def _link(url: str | None, text: str) -> str:
-    if url and url.lower().startswith(("https://", "http://")):
-        return f'<a href="{_e(url)}">{_e(text)}</a>'
-    return _e(text)
+    shown = safe_url(url)
+    return f'<a href="{_e(shown)}">{_e(text)}</a>' if shown else _e(text)
 
 
 CSS = (

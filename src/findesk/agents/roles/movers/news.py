@@ -61,8 +61,10 @@ def compose(inputs: NewsInput, outcomes: Outcomes) -> NewsReport:
     warnings = [f"{withheld} headline(s) withheld as likely prompt injection"] if withheld else []
     if not shown:
         summary = (
-            f"No headline about {inputs.symbol} in the {DAYS} days to {inputs.date.isoformat()} in the news "
-            "sources read: the move is unexplained by the news on file."
+            f"No readable headline about {inputs.symbol} in the {DAYS} days to {inputs.date.isoformat()} "
+            "in the news sources read"
+            + (f" ({withheld} withheld as likely prompt injection)" if withheld else "")
+            + ": the move is unexplained by the news on file."
         )
         return NewsReport(status="no_data", summary=summary, warnings=warnings, withheld=withheld)
     summary = (
