@@ -9,7 +9,8 @@ Rules:
   a month). When the symbol has fewer, it retries with a shorter window (``FALLBACK_WINDOWS``) and says
   so; below ``MIN_SESSIONS`` it is ``no_data``. SPY's closes are aligned on the symbol's sessions; when
   SPY cannot be read or misses a session, ``spy_close`` is None and ``spy_note`` says why (the relative
-  figures are omitted, never estimated).
+  figures are omitted, never estimated). In as-traded (unadjusted) closes, a one-session move beyond
+  ``SPLIT_LIKE_UP_PCT`` / ``SPLIT_LIKE_DOWN_PCT`` is named as a possible split in the warnings.
 - ``python_analyzer`` refuses a payload with unknown keys or misaligned series before anything runs
   (the arguments model), runs the program with ``core.sandbox`` (no network, read-only system, private
   work dir, no secrets, CPU / memory / process / wall-time / output limits), and parses the last line of
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import itertools
 import json
 from importlib import resources
 from typing import Annotated, Any, Literal
@@ -45,6 +47,8 @@ MIN_SESSIONS = 5
 MAX_SESSIONS = 252
 MAX_PROGRAM_CHARS = 20_000
 BENCHMARK = "SPY"
+SPLIT_LIKE_UP_PCT = 80.0  # a one-session move at least this large in unadjusted closes is named
+SPLIT_LIKE_DOWN_PCT = -45.0
 
 
 def reviewed_program() -> str:
@@ -159,6 +163,21 @@ def _window(bars: PriceBars, day: dt.date, sessions: int) -> list[Any]:
     return upto[-sessions:]
 
 
+def _jumps(window: list[Any], symbol: str) -> list[str]:
+    """Close-to-close moves in as-traded closes large enough to be a split or a reverse split: named,
+    because the window's figures include them (such a table is not split-adjusted)."""
+    found = []
+    for before, after in itertools.pairwise(window):
+        change = (after.close / before.close - 1) * 100
+        if change >= SPLIT_LIKE_UP_PCT or change <= SPLIT_LIKE_DOWN_PCT:
+            found.append(
+                f"{symbol} closed {change:+.0f}% from {before.date.isoformat()} to {after.date.isoformat()} "
+                "in as-traded (unadjusted) closes: check for a split or reverse split before reading the "
+                "window's return and volatility, which include that move"
+            )
+    return found
+
+
 async def _history(args: HistoryArgs, ctx: ToolContext) -> Result[MoverHistory]:
     day = _day(args.date, ctx.as_of)
     if isinstance(day, Err):
@@ -196,6 +215,8 @@ async def _history(args: HistoryArgs, ctx: ToolContext) -> Result[MoverHistory]:
             f"{args.symbol}'s last session in the data is {window[-1].date.isoformat()}, "
             f"not {day.value.isoformat()}"
         )
+    if not own.value.adjusted:
+        warnings += _jumps(window, args.symbol)
     dates = [b.date for b in window]
     spy_close: list[float] | None = None
     spy_note: str | None = None

@@ -76,3 +76,16 @@ def test_check_names_each_disagreeing_missing_or_extra_figure() -> None:
     assert any(p.startswith("volume_spike_ratio") for p in problems)
     assert any("unexpected figures: extra" in p for p in problems)
     assert check({**good, "total_return_pct": True}, m)  # a boolean is not a figure
+
+
+def test_a_split_like_jump_in_as_traded_closes_is_named() -> None:
+    from findesk.data.models import PriceBar
+    from findesk.tools.movers import _jumps
+
+    bars = [
+        PriceBar(date=d, open=None, high=None, low=None, close=c, volume=1)
+        for d, c in zip(DAYS[:4], [2.0, 2.1, 21.0, 20.0], strict=True)
+    ]
+    found = _jumps(bars, "RSPL")
+    assert len(found) == 1 and "+900%" in found[0] and "reverse split" in found[0]
+    assert _jumps(bars[:2], "RSPL") == []

@@ -268,3 +268,19 @@ def test_asking_in_words_for_other_users_data_answers_only_from_the_callers_memo
     assert desk.leaks(_text(frames)) == []
     recorded = desk.client.get(f"/v1/runs/{report['run_id']}/events", headers=desk.b.headers)
     assert recorded.status_code == 200 and desk.leaks(recorded.text) == []
+
+
+def test_the_past_runs_list_shows_a_key_its_own_runs_only(desk: Desk) -> None:
+    a_listed = desk.client.get("/v1/runs?limit=100", headers=desk.a.headers)
+    b_listed = desk.client.get("/v1/runs?limit=100", headers=desk.b.headers)
+    assert a_listed.status_code == 200 and b_listed.status_code == 200
+    a_ids = {r["run_id"] for r in a_listed.json()["runs"]}
+    b_ids = {r["run_id"] for r in b_listed.json()["runs"]}
+    assert set(desk.a_runs) <= a_ids and not a_ids & set(desk.b_runs)
+    assert set(desk.b_runs) <= b_ids and not b_ids & set(desk.a_runs)
+    assert desk.leaks(b_listed.text) == []
+    # one workflow's runs: A's briefing is a "brief" run, its question a "research" run
+    briefs = desk.client.get("/v1/runs?workflow=brief", headers=desk.a.headers).json()["runs"]
+    assert [r["run_id"] for r in briefs] == [desk.a_runs[1]]
+    assert desk.client.get("/v1/runs", headers={}).status_code == 401
+    assert desk.client.get("/v1/runs?workflow=../etc", headers=desk.a.headers).status_code in (400, 422)

@@ -457,16 +457,21 @@ class AuditLog:
 
     # -- reading -----------------------------------------------------------------------------
 
-    def list_runs(self, limit: int = 20) -> list[RunSummary]:
-        """The newest runs first."""
-        from sqlalchemy import select
+    def list_runs(
+        self, limit: int = 20, *, workflow: str | None = None, among: Collection[str] | None = None
+    ) -> list[RunSummary]:
+        """The newest runs first; with ``workflow``, only that workflow's runs (a run's title starts with
+        its workflow's name); with ``among``, only those runs (a caller's own)."""
+        from sqlalchemy import or_, select
 
         runs_table = _schema().runs
-        query = (
-            select(runs_table)
-            .order_by(runs_table.c.started_at.desc(), runs_table.c.run_id.desc())
-            .limit(limit)
-        )
+        query = select(runs_table)
+        if workflow is not None:
+            title = runs_table.c.title
+            query = query.where(or_(title == workflow, title.startswith(workflow + " ", autoescape=True)))
+        if among is not None:
+            query = query.where(runs_table.c.run_id.in_(list(among)))
+        query = query.order_by(runs_table.c.started_at.desc(), runs_table.c.run_id.desc()).limit(limit)
         with self._reader.connect() as conn:
             return self._settled(conn, list(conn.execute(query).mappings()))
 

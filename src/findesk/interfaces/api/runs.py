@@ -1,4 +1,5 @@
 """Runs: ``POST /v1/runs/{workflow}`` starts any registered workflow or agent as server-sent events;
+``GET /v1/runs?workflow=…`` lists the caller's past runs (newest first, a workflow's alone when named),
 ``GET /v1/runs/{run_id}`` and ``GET /v1/runs/{run_id}/events`` read recorded runs back,
 ``GET /v1/runs/{run_id}/report.html`` renders a recorded result as its workflow's HTML report, and
 ``POST /v1/runs/{run_id}/report-link`` gives a signed link that opens that report for a minute without a key.
@@ -54,7 +55,7 @@ from findesk.interfaces.api.auth import authenticate, authorize, presented_key
 from findesk.interfaces.api.errors import ApiError
 from findesk.interfaces.api.report_links import ReportLink, ReportLinks, check, issue
 from findesk.interfaces.api.run_stream import STREAM_RESPONSES, stream_run
-from findesk.interfaces.api.schemas import ERRORS, RunEvents, RunRequest, RunView
+from findesk.interfaces.api.schemas import ERRORS, RunEvents, RunList, RunRequest, RunView
 from findesk.interfaces.api.services import ApiServices
 from findesk.interfaces.api.workflows import HTML, report_formats
 from findesk.workflows import registry
@@ -192,6 +193,32 @@ def _outcome(events: list[Event]) -> tuple[str | None, dict[str, Any] | None]:
     done = next((d for d in top if isinstance(d, Done)), None)
     result = done.result if done is not None and isinstance(done.result, dict) else None
     return (opening.agent if opening is not None else None), result
+
+
+MAX_LISTED = 100
+OWNED_SCAN = 5_000  # a key's run ids read to scope the list (its newest)
+
+
+@router.get(
+    "/v1/runs", response_model=RunList, responses=ERRORS, summary="The caller's past runs, newest first"
+)
+async def list_runs(
+    request: Request,
+    workflow: str | None = Query(
+        None, pattern=r"^[a-z][a-z0-9_.-]{0,63}$", description="only this workflow's runs, e.g. movers"
+    ),
+    limit: int = Query(20, ge=1, le=MAX_LISTED, description="at most this many runs"),
+) -> RunList:
+    services: ApiServices = request.app.state.services
+    owner = (await authorize(request, services, costly=False)).key
+    among: list[str] | None = None
+    if owner is not None:  # a key lists only the runs it started
+        owned = await asyncio.to_thread(runs_owned, services.keys, owner.id, "", most=OWNED_SCAN)
+        if isinstance(owned, Err):
+            raise ApiError.of(owned)
+        among = owned.value
+    runs = await asyncio.to_thread(services.audit.list_runs, limit, workflow=workflow, among=among)
+    return RunList(runs=runs)
 
 
 @router.get("/v1/runs/{run_id}", response_model=RunView, responses=ERRORS, summary="A run and its result")

@@ -144,6 +144,10 @@ class RunView(BaseModel):
     )
 
 
+class RunList(BaseModel):
+    runs: list[RunSummary] = Field(description="the caller's runs, newest first")
+
+
 class RunEvents(BaseModel):
     run_id: str
     events: list[dict[str, Any]]

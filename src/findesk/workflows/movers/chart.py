@@ -18,6 +18,7 @@ from findesk.analytics.movers.models import MoverPayload
 def render_chart(p: MoverPayload, *, adjusted: bool) -> bytes:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter
 
     fig = Figure(figsize=(8, 4.8), dpi=100)
     FigureCanvasAgg(fig)
@@ -44,7 +45,8 @@ def render_chart(p: MoverPayload, *, adjusted: bool) -> bytes:
     ax.tick_params(labelbottom=False)
     heights = [0.0 if v is None else v for v in p.volume]
     vol.bar(days, heights, color="#9bb7d9", width=0.8)
-    vol.set_ylabel("volume", fontsize=8)
+    vol.set_ylabel("volume (M)", fontsize=8)
+    vol.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v / 1e6:g}"))
     vol.grid(alpha=0.3)
     fig.autofmt_xdate()
     buffer = io.BytesIO()

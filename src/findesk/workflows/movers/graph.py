@@ -170,6 +170,12 @@ async def _analyze(state: State, runtime: Runtime[RunKit]) -> dict[str, Any]:
         ran, note = await _sandboxed(kit, payload, reviewed)
         runs.append(ran)
         agents.update(note)
+    if expected.intraday_range_pct is None:
+        notes.append(
+            f"intraday range: the source has no high or low for {payload.symbol} on "
+            f"{payload.session.isoformat()} (the all-listed-stocks table publishes closes and volumes only), "
+            "so no range is given"
+        )
     final = runs[-1]
     if final.run is None:
         notes.append(

@@ -892,6 +892,7 @@ function generic_done(result, summary, run_id) {
   state.shown_result = true;
   if (state.meta && state.meta.formats.includes(HTML_FORMAT)) offer_report(str(run_id));
   if (!state.replaying && state.request && run_id) remember_run(run_id, headline);
+  if (!state.replaying) render_past_runs();
 }
 
 function offer_report(run_id) {
@@ -1108,6 +1109,7 @@ function activate(name) {
   }
   view.prepare(state.meta);
   sync_picker();
+  render_past_runs();
   document.title = name === BRIEF ? state.idle.title : "findesk · " + (state.meta ? state.meta.title : name);
 }
 
@@ -1388,7 +1390,7 @@ function set_running(running) {
   $("workflow").disabled = running;
   $("stop").hidden = !(running && !state.replaying);
   $("run-stop").hidden = !(running && !state.replaying);
-  for (const button of document.querySelectorAll("#history button")) button.disabled = running;
+  for (const button of document.querySelectorAll("#history button, #past-runs button")) button.disabled = running;
   document.body.classList.toggle("busy", running);
   if (!running && state.route_pending) {
     state.route_pending = false;
@@ -1645,6 +1647,47 @@ function clear_history() {
   render_history();
 }
 
+// ---------------------------------------------------------------- past reports (the server's audit log)
+
+async function render_past_runs() {
+  // GET /v1/runs?workflow=<shown workflow>: the runs the audit log holds for it (a key sees its own),
+  // each a button that replays the run here, where "Open report (HTML)" opens its report.
+  const list = $("past-runs");
+  const workflow = state.workflow;
+  if (!WORKFLOW_RE.test(str(workflow))) return;
+  // not get_json: a list that cannot load (no key yet) is said in the list, never as the page's error
+  let got = null;
+  let why = "The list could not be loaded.";
+  try {
+    const url = "/v1/runs?limit=20&workflow=" + encodeURIComponent(workflow);
+    const response = await fetch(url, { headers: auth_headers(), cache: "no-store", credentials: "same-origin" });
+    if (response.ok) got = await response.json();
+    else if (response.status === 401) why = "Enter an API key to list this server's runs.";
+  } catch (err) {
+    got = null; // offline or refused: the message above
+  }
+  if (workflow !== state.workflow) return; // the view changed while the list loaded
+  list.replaceChildren();
+  const runs = got && Array.isArray(got.runs) ? got.runs : [];
+  const shown = runs.filter((run) => run && typeof run === "object" && RUN_ID_RE.test(str(run.run_id)));
+  if (!shown.length) {
+    list.appendChild(el("li", got ? "No recorded runs of this workflow." : why, "muted"));
+    return;
+  }
+  for (const run of shown) {
+    const button = el("button", null, "history-item");
+    button.type = "button";
+    button.disabled = state.running;
+    button.appendChild(el("span", clip(str(run.title || workflow), 120), "history-title"));
+    button.appendChild(el("span", str(run.status) + (run.error ? " · " + clip(str(run.error), 120) : ""), "history-headline"));
+    const when = new Date(str(run.started_at));
+    const at = Number.isNaN(when.getTime()) ? "" : when.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+    button.appendChild(el("span", at, "history-at"));
+    button.addEventListener("click", () => replay({ run_id: str(run.run_id) }));
+    list.appendChild(el("li")).appendChild(button);
+  }
+}
+
 async function replay(item) {
   // A history entry: its run, replayed in its workflow's view; the address bar gets the run's route.
   if (state.running) return;
@@ -1718,6 +1761,7 @@ function init() {
   $("brief-form").addEventListener("submit", start_run);
   $("stop").addEventListener("click", stop_run);
   $("clear-history").addEventListener("click", clear_history);
+  $("refresh-past-runs").addEventListener("click", render_past_runs);
   $("run-form").addEventListener("submit", start_generic);
   $("run-stop").addEventListener("click", stop_run);
   $("run-report").addEventListener("click", open_report);
