@@ -63,6 +63,10 @@ EXPECTED = {
     "get_fundamental_trends",
     "get_sector_alpha",
     "get_insider_transactions",
+    "get_nasdaq_gainers",
+    "get_history_vs_spy",
+    "python_analyzer",
+    "send_report_email",
 }
 
 

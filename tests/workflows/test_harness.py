@@ -71,7 +71,7 @@ def test_the_python_api_runs_the_same_workflow(snapshot_dir: Path, monkeypatch: 
     again = inprocess.run("test", {"symbol": "MSFT"}, settings=settings, as_of="2025-08-29")
     assert not isinstance(again, Err) and again.value == first.value
     unknown = inprocess.run("nope", {}, settings=settings)
-    known = "known workflows: brief, etf-weekly, pipeline, research, scan, test, trade"
+    known = "known workflows: brief, etf-weekly, movers, pipeline, research, scan, test, trade"
     assert isinstance(unknown, Err) and known in unknown.reason
 
 

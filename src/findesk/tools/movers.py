@@ -280,7 +280,7 @@ get_history_vs_spy = Tool(
     description=(
         "A symbol's daily closes, volumes (and high/low when the source has them) over a window of sessions "
         "ending at a date, with SPY's closes on the same sessions: the payload python_analyzer runs on. "
-        f"A short history gives a shorter window, said in the warnings. {POINT_IN_TIME}"
+        f"A short history gives a shorter window, said in the warnings. {POINT_IN_TIME} {QUOTE_RULE}"
     ),
     args=HistoryArgs,
     fn=_history,
@@ -386,9 +386,9 @@ python_analyzer = Tool(
     name="python_analyzer",
     description=(
         "Run a Python program on the validated movers payload inside a sandbox (no network, read-only "
-        "system, "
-        "private work dir, no secrets; limits on CPU, memory, processes, 15 s wall time and 20,000 bytes of "
-        "output) and return the JSON figures it printed, or why it was stopped."
+        "system, private work dir, no secrets; limits on CPU, memory, processes, 15 s wall time and 20,000 "
+        "bytes of output) and return the JSON figures it printed, or why it was stopped. Quote the figures "
+        "as printed; never estimate one the program did not print."
     ),
     args=AnalyzerArgs,
     fn=_analyze,

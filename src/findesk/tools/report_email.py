@@ -39,16 +39,25 @@ class Mailer:
 
 
 class EmailArgs(ToolArgs):
-    subject: Annotated[str, Field(min_length=1, max_length=300)]
-    text: Annotated[str, Field(max_length=MAX_HTML_CHARS)]
-    html: Annotated[str, Field(max_length=MAX_HTML_CHARS)]
+    subject: Annotated[str, Field(min_length=1, max_length=300, description="The subject line.")]
+    text: Annotated[str, Field(max_length=MAX_HTML_CHARS, description="The plain-text body.")]
+    html: Annotated[
+        str, Field(max_length=MAX_HTML_CHARS, description="The HTML body (cid:chart for the chart).")
+    ]
     chart_png_base64: str | None = Field(None, description="The chart, inline and attached.")
-    chart_filename: str = "chart.png"
-    to: list[str] = Field(default_factory=list, max_length=50)
-    dry_run: bool = False
+    chart_filename: str = Field("chart.png", description="The chart attachment's file name.")
+    to: list[str] = Field(default_factory=list, max_length=50, description="Recipients; empty: [email] to.")
+    dry_run: bool = Field(False, description="Write the .eml instead of sending.")
     folder: str | None = Field(None, description="Where the .eml is written (default: the mailer's folder).")
-    subfolder: Annotated[str, Field(pattern=r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,119}$")] | None = None
-    file_stem: Annotated[str, Field(pattern=r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,119}$")] = "report"
+    subfolder: Annotated[
+        str | None, Field(pattern=r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,119}$", description="A folder inside it.")
+    ] = None
+    file_stem: Annotated[
+        str,
+        Field(
+            pattern=r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,119}$", description="The .eml file's name, no suffix."
+        ),
+    ] = "report"
 
 
 class Delivery(BaseModel):
@@ -149,7 +158,10 @@ def summarize_delivery(d: Delivery) -> str:
 
 send_report_email = Tool(
     name="send_report_email",
-    description="Mail a report (HTML body, chart inline and attached), or write its .eml (dry run).",
+    description=(
+        "Mail a report (HTML body, chart inline and attached), or write its .eml (dry run). It sends the "
+        "body it is given as it is: never estimate or add a figure to it."
+    ),
     args=EmailArgs,
     fn=_deliver,
     summarize=summarize_delivery,
