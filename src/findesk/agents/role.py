@@ -74,6 +74,13 @@ def outcome_value(outcomes: Outcomes, key: str) -> Any:
     return None
 
 
+def outcome_failure(outcomes: Outcomes, key: str) -> str:
+    """Why a call failed, for a reader: its one-line error without the router's instruction to a model."""
+    from findesk.data.router import DO_NOT_ESTIMATE
+
+    return (outcome_error(outcomes, key) or "no result").replace(DO_NOT_ESTIMATE, "").strip()
+
+
 def outcome_error(outcomes: Outcomes, key: str) -> str | None:
     """The one-line error of a failed call, or None."""
     outcome = outcomes.get(key)

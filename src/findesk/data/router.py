@@ -252,6 +252,18 @@ class DataRouter:
             lambda v: v.listed_session(session, as_of),
         )
 
+    async def listed_bars(self, symbol: str, start: date, end: date, as_of: date) -> Result[PriceBars]:
+        """A listed stock's as-traded closes and volumes from the all-listed-stocks table (unadjusted, no
+        open/high/low): the history of a name the ``bars`` chain does not cover (most NASDAQ small caps
+        offline). Never mixed into ``bars``."""
+        if start > end:
+            return Err(ErrorCode.INVALID_INPUT, f"start {start} is after end {end}")
+        return await self._route(
+            Category.UNIVERSE,
+            f"{symbol}'s as-traded closes from {start} to {min(end, as_of)}",
+            lambda v: v.listed_bars(symbol, start, end, as_of),
+        )
+
     async def day_gainers(self, session: date, as_of: date) -> Result[ListedSession]:
         """Candidates for the day's top gainers on the last session on or before ``session`` and
         ``as_of``, as a ``ListedSession`` of the same shape whatever the vendor: a live screener's

@@ -9,9 +9,12 @@ Rules:
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from findesk.core.result import Err, ErrorCode, Ok, Result
 
 QUOTE_RULE = (
     "Quote figures exactly as returned, with their source and date; never estimate or fill in a "
@@ -34,3 +37,15 @@ Ticker = Annotated[
 
 class SymbolArgs(ToolArgs):
     symbol: Ticker
+
+
+def session_day(asked: dt.date | None, as_of: dt.date) -> Result[dt.date]:
+    """A tool's optional ``date`` argument: a day on or before the run's as-of date (later is
+    ``invalid_input``, never moved silently); omitted, the as-of date."""
+    day = asked or as_of
+    if day > as_of:
+        return Err(
+            ErrorCode.INVALID_INPUT,
+            f"date {day.isoformat()} is after the run's as-of date {as_of.isoformat()}; pass an earlier one",
+        )
+    return Ok(day)

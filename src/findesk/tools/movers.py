@@ -6,7 +6,9 @@ Rules:
   gainers come from ``router.day_gainers`` (the snapshot's all-listed-stocks table, or a live screener
   with the same shape), re-filtered by ``analytics.movers.gainers`` whatever the vendor.
 - ``get_history_vs_spy``: the last ``sessions`` sessions ending at the session asked (default 21, about
-  a month). When the symbol has fewer, it retries with a shorter window (``FALLBACK_WINDOWS``) and says
+  a month), from ``router.bars``; a name it does not cover reads ``router.listed_bars`` (the
+  all-listed-stocks table's as-traded closes and volumes, no high/low).
+  When the symbol has fewer, it retries with a shorter window (``FALLBACK_WINDOWS``) and says
   so; below ``MIN_SESSIONS`` it is ``no_data``. SPY's closes are aligned on the symbol's sessions; when
   SPY cannot be read or misses a session, ``spy_close`` is None and ``spy_note`` says why (the relative
   figures are omitted, never estimated). In as-traded (unadjusted) closes, a one-session move beyond
@@ -36,9 +38,9 @@ from findesk.analytics.movers.models import METRIC_NAMES, GainerFilters, Gainers
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.core.sandbox import SandboxLimits, run_python
 from findesk.data.models import PriceBars
-from findesk.data.router import DO_NOT_ESTIMATE
-from findesk.tools.args import POINT_IN_TIME, QUOTE_RULE, Ticker, ToolArgs
+from findesk.tools.args import POINT_IN_TIME, QUOTE_RULE, Ticker, ToolArgs, session_day
 from findesk.tools.base import Tool, ToolContext
+from findesk.tools.scan import reader_reason
 from findesk.tools.summaries import compact
 
 DEFAULT_SESSIONS = 21
@@ -56,20 +58,6 @@ def reviewed_program() -> str:
     return resources.files("findesk.tools.sandboxed").joinpath("mover_metrics.py").read_text(encoding="utf-8")
 
 
-def _reason(err: Err) -> str:
-    return f"{err.code.value}: {err.reason.replace(DO_NOT_ESTIMATE, '').strip()}"
-
-
-def _day(asked: dt.date | None, as_of: dt.date) -> Result[dt.date]:
-    day = asked or as_of
-    if day > as_of:
-        return Err(
-            ErrorCode.INVALID_INPUT,
-            f"date {day.isoformat()} is after the run's as-of date {as_of.isoformat()}; pass an earlier one",
-        )
-    return Ok(day)
-
-
 # --- get_nasdaq_gainers ------------------------------------------------------------------------------
 
 
@@ -80,7 +68,7 @@ class GainersArgs(GainerFilters):
 
 
 async def _gainers(args: GainersArgs, ctx: ToolContext) -> Result[GainersBoard]:
-    day = _day(args.date, ctx.as_of)
+    day = session_day(args.date, ctx.as_of)
     if isinstance(day, Err):
         return day
     got = await ctx.router.day_gainers(day.value, ctx.as_of)
@@ -179,7 +167,7 @@ def _jumps(window: list[Any], symbol: str) -> list[str]:
 
 
 async def _history(args: HistoryArgs, ctx: ToolContext) -> Result[MoverHistory]:
-    day = _day(args.date, ctx.as_of)
+    day = session_day(args.date, ctx.as_of)
     if isinstance(day, Err):
         return day
     start = day.value - dt.timedelta(days=int(args.sessions * 1.6) + 10)
@@ -187,6 +175,10 @@ async def _history(args: HistoryArgs, ctx: ToolContext) -> Result[MoverHistory]:
         ctx.router.bars(args.symbol, start, day.value, ctx.as_of),
         ctx.router.bars(BENCHMARK, start, day.value, ctx.as_of),
     )
+    if isinstance(own, Err) and own.code in (ErrorCode.NOT_FOUND, ErrorCode.NO_DATA):
+        # a name the price files do not cover (most NASDAQ small caps offline): the as-traded table
+        listed = await ctx.router.listed_bars(args.symbol, start, day.value, ctx.as_of)
+        own = listed if isinstance(listed, Ok) else own
     if isinstance(own, Err):
         return own
     warnings: list[str] = []
@@ -222,7 +214,7 @@ async def _history(args: HistoryArgs, ctx: ToolContext) -> Result[MoverHistory]:
     spy_note: str | None = None
     sources = [own.value.source.cite()]
     if isinstance(spy, Err):
-        spy_note = f"SPY could not be read ({_reason(spy)}): the comparison with SPY is omitted"
+        spy_note = f"SPY could not be read ({reader_reason(spy)}): the comparison with SPY is omitted"
     else:
         by_day = {b.date: b.close for b in spy.value.bars}
         missing = [d for d in dates if d not in by_day]

@@ -59,7 +59,7 @@ from findesk.data.models import NewsItem
 from findesk.data.models.funds import PricePanel
 from findesk.data.router import DO_NOT_ESTIMATE
 from findesk.data.vendors.base import story_keys
-from findesk.tools.args import POINT_IN_TIME, QUOTE_RULE, ToolArgs
+from findesk.tools.args import POINT_IN_TIME, QUOTE_RULE, ToolArgs, session_day
 from findesk.tools.base import Tool, ToolContext
 from findesk.tools.summaries import clip, compact, fit_lines
 
@@ -76,7 +76,7 @@ SUMMARY_SUBS = 2  # sub-industries a sector's summary names from the top (and th
 SUMMARY_HEADLINES = 1
 
 
-def _reason(err: Err) -> str:
+def reader_reason(err: Err) -> str:
     """An error's reason for a reader: the router's instruction to a model is left out."""
     return clip(f"{err.code.value}: {err.reason.replace(DO_NOT_ESTIMATE, '').strip()}", _REASON_CHARS)
 
@@ -86,16 +86,6 @@ def _searched(err: Err) -> str:
     reason = err.reason.replace(DO_NOT_ESTIMATE, "").strip()
     _, found, feeds = reason.partition("; searched ")
     return clip("searched " + feeds if found else reason, _REASON_CHARS)
-
-
-def _day(asked: dt.date | None, as_of: dt.date) -> Result[dt.date]:
-    day = asked or as_of
-    if day > as_of:
-        return Err(
-            ErrorCode.INVALID_INPUT,
-            f"date {day.isoformat()} is after the run's as-of date {as_of.isoformat()}; pass an earlier one",
-        )
-    return Ok(day)
 
 
 def _pct(value: float | None) -> str:
@@ -114,7 +104,7 @@ class MoversArgs(MoverFilters):
 
 
 async def _movers(args: MoversArgs, ctx: ToolContext) -> Result[MoversBoard]:
-    day = _day(args.date, ctx.as_of)
+    day = session_day(args.date, ctx.as_of)
     if isinstance(day, Err):
         return day
     got = await ctx.router.listed_session(day.value, ctx.as_of)
@@ -191,7 +181,7 @@ class SectorArgs(ToolArgs):
 
 
 async def _sectors(args: SectorArgs, ctx: ToolContext) -> Result[SectorBoard]:
-    day = _day(args.date, ctx.as_of)
+    day = session_day(args.date, ctx.as_of)
     if isinstance(day, Err):
         return day
     got = await ctx.router.etf_panel(day.value, panel_start(day.value))
@@ -268,7 +258,7 @@ async def _topic_news(args: TopicArgs, ctx: ToolContext) -> Result[GeoBoard]:
             if got.code == ErrorCode.NO_DATA:  # the feeds searched and their dates, said once
                 coverage = coverage or _searched(got)
             else:
-                warnings.append(f"{topic} news search failed: {_reason(got)}")
+                warnings.append(f"{topic} news search failed: {reader_reason(got)}")
         if brief.articles == 0:
             warnings.append(f"no {topic} headline published {since.isoformat()}..{ctx.as_of.isoformat()}")
         briefs.append(brief)
@@ -385,7 +375,7 @@ async def _industries(args: IndustryArgs, ctx: ToolContext) -> Result[IndustryBo
             if row is not None and dates:
                 etf_1m[etf] = window_returns(dates, [float(x) for x in etfs.close[row]], dates[-1])[1]["1M"]
     else:
-        warnings.append(f"sector ETF returns unavailable: {_reason(etfs_got)}")
+        warnings.append(f"sector ETF returns unavailable: {reader_reason(etfs_got)}")
     sizes: dict[str, float] = {}
     if isinstance(listed_got, Ok):
         table = listed_got.value
@@ -398,7 +388,9 @@ async def _industries(args: IndustryArgs, ctx: ToolContext) -> Result[IndustryBo
         size_word = "market cap"
     else:
         size_word = "21-session average dollar volume"
-        warnings.append(f"market caps unavailable ({_reason(listed_got)}): largest names by {size_word}")
+        warnings.append(
+            f"market caps unavailable ({reader_reason(listed_got)}): largest names by {size_word}"
+        )
         for m in constituents.members:
             if (v := _dollar_volume(panel, m.ticker)) is not None:
                 sizes[m.ticker] = v

@@ -28,7 +28,8 @@ from datetime import date
 from typing import Protocol
 
 from findesk.analytics.movers.models import NASDAQ_TIERS, GainerFilters, GainerRow, GainersBoard
-from findesk.analytics.scan.movers import EXTREME_MOVE_PCT, FloatArray, listing_type
+from findesk.analytics.scan.movers import EXTREME_MOVE_PCT, floor_reason, listing_type
+from findesk.analytics.scan.movers import ListedTable as ScanTable
 
 REASONS = (
     "exchange",
@@ -47,33 +48,15 @@ REASONS = (
 )
 
 
-class ListedTable(Protocol):
-    """What the gainers need of a session's cross-section (``data.models.market_scan.ListedSession``)."""
+class ListedTable(ScanTable, Protocol):
+    """The scanner's session view (``ListedSession``) with its listing directory's codes and ETF flags."""
 
-    @property
-    def session(self) -> date: ...
-    @property
-    def symbols(self) -> tuple[str, ...]: ...
-    @property
-    def exchanges(self) -> tuple[str, ...]: ...
     @property
     def exchange_codes(self) -> tuple[str | None, ...]: ...
     @property
     def etf_flags(self) -> tuple[bool | None, ...]: ...
     @property
     def directory_date(self) -> date | None: ...
-    @property
-    def close(self) -> FloatArray: ...
-    @property
-    def pct_change(self) -> FloatArray: ...
-    @property
-    def volume(self) -> FloatArray: ...
-    @property
-    def market_cap_usd(self) -> FloatArray: ...
-    @property
-    def names(self) -> tuple[str | None, ...]: ...
-    @property
-    def sectors(self) -> tuple[str | None, ...]: ...
 
 
 def _known(x: float) -> bool:
@@ -94,20 +77,7 @@ def _reason(t: ListedTable, i: int, f: GainerFilters, tiers: bool) -> str | None
     kind = listing_type(t.symbols[i], t.names[i])
     if kind is not None:
         return kind
-    close, pct, volume = float(t.close[i]), float(t.pct_change[i]), float(t.volume[i])
-    if not (_known(close) and _known(pct)):
-        return "no_data"
-    if close < f.min_price:
-        return "price"
-    if not _known(volume) or volume < f.min_volume:
-        return "volume"
-    if f.min_market_cap_usd is not None:
-        cap = float(t.market_cap_usd[i])
-        if not _known(cap):
-            return "market_cap_unknown"
-        if cap < f.min_market_cap_usd:
-            return "market_cap"
-    return None
+    return floor_reason(t, i, f.min_price, f.min_volume, f.min_market_cap_usd)
 
 
 def nasdaq_gainers(

@@ -129,18 +129,26 @@ def _reason(table: ListedTable, i: int, filters: MoverFilters) -> str | None:
         kind = listing_type(table.symbols[i], table.names[i])
         if kind is not None:
             return kind
+    return floor_reason(table, i, filters.min_price, filters.min_volume, filters.min_market_cap_usd)
+
+
+def floor_reason(
+    table: ListedTable, i: int, min_price: float, min_volume: int, min_market_cap_usd: float | None
+) -> str | None:
+    """The first of rules 2-5 (no data, price, volume, market cap) row ``i`` fails, or None; shared with
+    the movers analyzer's NASDAQ gainers screen."""
     close, pct, volume = float(table.close[i]), float(table.pct_change[i]), float(table.volume[i])
     if not (_known(close) and _known(pct)):
         return "no_data"
-    if close < filters.min_price:
+    if close < min_price:
         return "price"
-    if not _known(volume) or volume < filters.min_volume:
+    if not _known(volume) or volume < min_volume:
         return "volume"
-    if filters.min_market_cap_usd is not None:
+    if min_market_cap_usd is not None:
         cap = float(table.market_cap_usd[i])
         if not _known(cap):
             return "market_cap_unknown"
-        if cap < filters.min_market_cap_usd:
+        if cap < min_market_cap_usd:
             return "market_cap"
     return None
 

@@ -204,6 +204,11 @@ class Vendor:
         """Adjusted daily bars of the S&P 500 panel, sessions ``start`` to ``as_of`` inclusive."""
         return self._not_served(Category.UNIVERSE)
 
+    async def listed_bars(self, symbol: str, start: date, end: date, as_of: date) -> Result[PriceBars]:
+        """Any listed stock's as-traded closes and volumes from the all-listed-stocks table (no
+        open/high/low): history for a name the adjusted price files do not cover."""
+        return self._not_served(Category.UNIVERSE)
+
     async def day_gainers(self, session: date, as_of: date) -> Result[ListedSession]:
         """Candidates for the day's top gainers on the last session on or before ``session`` and
         ``as_of``, in the ``ListedSession`` shape (with ``exchange_codes``/``etf_flags`` where known).

@@ -11,17 +11,14 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from findesk.agents.role import (
-    Caps,
-    DeterministicPolicy,
     Outcomes,
     PlannedCall,
     Role,
-    outcome_error,
     outcome_value,
 )
+from findesk.agents.roles.movers.code_role import code_role, failure
 from findesk.agents.roles.movers.models import AnalysisReport
 from findesk.analytics.movers.models import MoverPayload
-from findesk.data.router import DO_NOT_ESTIMATE
 from findesk.tools.movers import AnalyzerRun
 
 
@@ -42,7 +39,7 @@ def _stage(inputs: AnalyzerInput, _outcomes: Outcomes) -> list[PlannedCall]:
 def compose(_inputs: AnalyzerInput, outcomes: Outcomes) -> AnalysisReport:
     run: AnalyzerRun | None = outcome_value(outcomes, "run")
     if run is None:
-        why = (outcome_error(outcomes, "run") or "no result").replace(DO_NOT_ESTIMATE, "").strip()
+        why = failure(outcomes, "run")
         return AnalysisReport(
             status="no_data", summary=f"The analysis program did not run: {why}", warnings=[why]
         )
@@ -50,15 +47,13 @@ def compose(_inputs: AnalyzerInput, outcomes: Outcomes) -> AnalysisReport:
     return AnalysisReport(status="ok" if run.status == "ok" else "partial", summary=summary, run=run)
 
 
-ROLE: Role[AnalyzerInput, AnalysisReport] = Role(
+ROLE: Role[AnalyzerInput, AnalysisReport] = code_role(
     name="movers_python",
     description="Runs the analysis program on the movers payload inside the sandbox.",
-    system_prompt="You run python_analyzer on the payload.",
-    tools=("python_analyzer",),
+    tool="python_analyzer",
     input_schema=AnalyzerInput,
     output_schema=AnalysisReport,
-    policy=DeterministicPolicy(stages=(_stage,), compose=compose),
+    stage=_stage,
+    compose=compose,
     task=lambda i: f"Run the analysis on {i.payload.symbol}.",
-    tier="quick",
-    caps=Caps(max_iterations=2, max_tokens_per_call=600),
 )

@@ -11,15 +11,12 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from findesk.agents.role import (
-    Caps,
-    DeterministicPolicy,
     Outcomes,
     PlannedCall,
     Role,
-    outcome_error,
     outcome_value,
 )
-from findesk.data.router import DO_NOT_ESTIMATE
+from findesk.agents.roles.movers.code_role import code_role, failure
 from findesk.tools.report_email import Delivery
 
 
@@ -45,19 +42,17 @@ def compose(inputs: DeliveryInput, outcomes: Outcomes) -> Delivery:
     done: Delivery | None = outcome_value(outcomes, "mail")
     if done is not None:
         return done
-    why = (outcome_error(outcomes, "mail") or "no result").replace(DO_NOT_ESTIMATE, "").strip()
+    why = failure(outcomes, "mail")
     return Delivery(status="failed", recipients=inputs.to, subject=inputs.subject, reason=why)
 
 
-ROLE: Role[DeliveryInput, Delivery] = Role(
+ROLE: Role[DeliveryInput, Delivery] = code_role(
     name="movers_delivery",
     description="Mails the movers report (or writes the .eml on a dry run).",
-    system_prompt="You deliver the report with send_report_email.",
-    tools=("send_report_email",),
+    tool="send_report_email",
     input_schema=DeliveryInput,
     output_schema=Delivery,
-    policy=DeterministicPolicy(stages=(_stage,), compose=compose),
+    stage=_stage,
+    compose=compose,
     task=lambda i: f"Deliver the report {i.subject!r}.",
-    tier="quick",
-    caps=Caps(max_iterations=1, max_tokens_per_call=300),
 )

@@ -11,17 +11,14 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from findesk.agents.role import (
-    Caps,
-    DeterministicPolicy,
     Outcomes,
     PlannedCall,
     Role,
-    outcome_error,
     outcome_value,
 )
+from findesk.agents.roles.movers.code_role import code_role, failure
 from findesk.agents.roles.movers.models import GainersReport
 from findesk.analytics.movers.models import GainerFilters, GainersBoard
-from findesk.data.router import DO_NOT_ESTIMATE
 
 
 class GainersInput(BaseModel):
@@ -37,7 +34,7 @@ def _stage(inputs: GainersInput, _outcomes: Outcomes) -> list[PlannedCall]:
 def compose(_inputs: GainersInput, outcomes: Outcomes) -> GainersReport:
     board: GainersBoard | None = outcome_value(outcomes, "gainers")
     if board is None:
-        why = (outcome_error(outcomes, "gainers") or "no result").replace(DO_NOT_ESTIMATE, "").strip()
+        why = failure(outcomes, "gainers")
         return GainersReport(status="no_data", summary=f"No gainers: {why}", warnings=[why])
     if not board.gainers:
         why = f"no NASDAQ common stock rose on {board.session.isoformat()} after the screen"
@@ -52,15 +49,13 @@ def compose(_inputs: GainersInput, outcomes: Outcomes) -> GainersReport:
     return GainersReport(status="ok", summary=summary, warnings=list(board.warnings), board=board)
 
 
-ROLE: Role[GainersInput, GainersReport] = Role(
+ROLE: Role[GainersInput, GainersReport] = code_role(
     name="movers_gainers",
     description="The session's top NASDAQ gainers (common stock, price/volume/cap floors).",
-    system_prompt="You list the session's top NASDAQ gainers from get_nasdaq_gainers; figures as given.",
-    tools=("get_nasdaq_gainers",),
+    tool="get_nasdaq_gainers",
     input_schema=GainersInput,
     output_schema=GainersReport,
-    policy=DeterministicPolicy(stages=(_stage,), compose=compose),
+    stage=_stage,
+    compose=compose,
     task=lambda i: f"List the top NASDAQ gainers with this screen: {i.filters.model_dump_json()}",
-    tier="quick",
-    caps=Caps(max_iterations=2, max_tokens_per_call=600),
 )

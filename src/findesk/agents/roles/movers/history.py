@@ -13,16 +13,13 @@ import datetime as dt
 from pydantic import BaseModel, ConfigDict, Field
 
 from findesk.agents.role import (
-    Caps,
-    DeterministicPolicy,
     Outcomes,
     PlannedCall,
     Role,
-    outcome_error,
     outcome_value,
 )
+from findesk.agents.roles.movers.code_role import code_role, failure
 from findesk.agents.roles.movers.models import HistoryReport, Status
-from findesk.data.router import DO_NOT_ESTIMATE
 from findesk.tools.movers import DEFAULT_SESSIONS, MAX_SESSIONS, MIN_SESSIONS, MoverHistory
 
 
@@ -42,7 +39,7 @@ def _stage(inputs: HistoryInput, _outcomes: Outcomes) -> list[PlannedCall]:
 def compose(inputs: HistoryInput, outcomes: Outcomes) -> HistoryReport:
     h: MoverHistory | None = outcome_value(outcomes, "history")
     if h is None:
-        why = (outcome_error(outcomes, "history") or "no result").replace(DO_NOT_ESTIMATE, "").strip()
+        why = failure(outcomes, "history")
         return HistoryReport(
             status="no_data", summary=f"No history for {inputs.symbol}: {why}", warnings=[why]
         )
@@ -57,15 +54,13 @@ def compose(inputs: HistoryInput, outcomes: Outcomes) -> HistoryReport:
     return HistoryReport(status=status, summary=summary, warnings=list(h.warnings), history=h)
 
 
-ROLE: Role[HistoryInput, HistoryReport] = Role(
+ROLE: Role[HistoryInput, HistoryReport] = code_role(
     name="movers_history",
     description="A symbol's recent sessions against SPY: the payload of the sandboxed analysis.",
-    system_prompt="You read a symbol's history against SPY with get_history_vs_spy; figures as given.",
-    tools=("get_history_vs_spy",),
+    tool="get_history_vs_spy",
     input_schema=HistoryInput,
     output_schema=HistoryReport,
-    policy=DeterministicPolicy(stages=(_stage,), compose=compose),
+    stage=_stage,
+    compose=compose,
     task=lambda i: f"Read the history of {i.symbol} to {i.date.isoformat()} against SPY.",
-    tier="quick",
-    caps=Caps(max_iterations=2, max_tokens_per_call=600),
 )

@@ -24,14 +24,13 @@ from findesk.agents.role import (
     Outcomes,
     PlannedCall,
     Role,
-    outcome_error,
+    outcome_failure,
     outcome_value,
 )
 from findesk.agents.roles.scan.models import MoversBoard, MoversReport, Status
 from findesk.agents.roles.summaries import summary_only
 from findesk.agents.runtime.model_loop import data_task
 from findesk.analytics.scan.models import MoverFilters, MoverRow
-from findesk.data.router import DO_NOT_ESTIMATE
 from findesk.tools.summaries import compact
 
 SUMMARY_ROWS = 3
@@ -45,9 +44,7 @@ class MoversInput(BaseModel):
     filters: MoverFilters = Field(default_factory=MoverFilters)
 
 
-def failure(outcomes: Outcomes, key: str) -> str:
-    """Why a call failed, for the reader: the router's instruction to a model is left out."""
-    return (outcome_error(outcomes, key) or "no result").replace(DO_NOT_ESTIMATE, "").strip()
+failure = outcome_failure  # why a call failed, for the reader (the scan roles' name for it)
 
 
 def _stage(inputs: MoversInput, _outcomes: Outcomes) -> list[PlannedCall]:

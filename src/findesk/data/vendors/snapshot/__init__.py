@@ -121,6 +121,9 @@ class SnapshotVendor(Vendor):
     async def bars(self, symbol: str, start: date, end: date, as_of: date) -> Result[PriceBars]:
         return await self._run(lambda: self._prices.get().bars(symbol, start, end, as_of))
 
+    async def listed_bars(self, symbol: str, start: date, end: date, as_of: date) -> Result[PriceBars]:
+        return await self._run(lambda: self._prices.get().listed_bars(symbol, start, end, as_of))
+
     async def filings(
         self, symbol: str, as_of: date, forms: frozenset[str] | None = None, limit: int | None = None
     ) -> Result[list[Filing]]:

@@ -8,10 +8,10 @@ Rules this module keeps:
   to the as-traded basis by ``as_traded_close / adjusted_close`` of that same day, with a note.
 - Where the movers table has no row for the session (ETFs, indexes, a missing scrape day, before 2024)
   the quote falls back to an adjusted file and says so in ``notes``; levels are then not as traded.
-- Bars are adjusted (split and dividend, as downloaded) except index levels (``^GSPC``, ``^VIX``)
-  and a listed stock outside the adjusted files, whose bars are the movers table's as-traded closes
-  and volumes (no open/high/low, ``adjusted=False``);
-  one request is served from one file only, never a mix of adjustment bases.
+- Bars are adjusted (split and dividend, as downloaded) except index levels (``^GSPC``, ``^VIX``);
+  one request is served from one file only, never a mix of adjustment bases. ``listed_bars`` serves any
+  listed stock's as-traded closes and volumes from the movers table (no open/high/low,
+  ``adjusted=False``), only when asked for by name.
 - Every big file is read once per process (``Lazy``) and indexed by ticker; per-symbol slices are
   cached. The indexed tables (``sorted_columns``) and the single-series files (``SnapshotFiles.cached``)
   are kept on disk between processes, so a warm process maps them and never imports pyarrow. All
@@ -486,14 +486,10 @@ class PriceStore:
             )
         series = self._adjusted(sym, covering=start)
         if series is None:
-            table = None if sym in _INDEX_FILES else self._movers.get()
-            movers = None if table is None else table.get(sym)
-            if movers is not None:
-                return self._as_traded_bars(sym, movers, start, last, as_of)
             return Err(
                 ErrorCode.NOT_FOUND,
                 f"{sym} has no daily bars in the snapshot (S&P 500 panel, ETF panel, long_history, "
-                "^GSPC/^VIX, all-listed-stocks table); check the ticker",
+                "^GSPC/^VIX); check the ticker",
                 "snapshot",
             )
         lo = int(np.searchsorted(series.dates, np.datetime64(start, "D"), side="left"))
@@ -538,9 +534,25 @@ class PriceStore:
             )
         )
 
+    def listed_bars(self, symbol: str, start: date, end: date, as_of: date) -> Result[PriceBars]:
+        """Any listed stock's bars from the all-listed-stocks table: closes and volumes as traded that
+        evening (unadjusted), no open/high/low (the table has none). ``bars`` never mixes these in."""
+        cleaned = _clean(symbol)
+        if isinstance(cleaned, Err):
+            return cleaned
+        sym = cleaned.value
+        last = min(end, as_of)
+        if start > last:
+            return Err(
+                ErrorCode.INVALID_INPUT, f"start {start} is after {last}; pass an earlier one", "snapshot"
+            )
+        table = self._movers.get()
+        movers = None if table is None else table.get(sym)
+        if movers is None:
+            return Err(ErrorCode.NOT_FOUND, f"{sym} has no rows in {MOVERS}; check the ticker", "snapshot")
+        return self._as_traded_bars(sym, movers, start, last, as_of)
+
     def _as_traded_bars(self, sym: str, m: Movers, start: date, last: date, as_of: date) -> Result[PriceBars]:
-        """Bars of a listed stock outside the adjusted panels, from the all-listed-stocks table: closes
-        and volumes as traded that evening (unadjusted), no open/high/low (the table has none)."""
         lo = int(np.searchsorted(m.dates, np.datetime64(start, "D"), side="left"))
         hi = int(np.searchsorted(m.dates, np.datetime64(last, "D"), side="right"))
         if hi <= lo:
