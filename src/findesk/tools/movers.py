@@ -183,24 +183,20 @@ async def _history(args: HistoryArgs, ctx: ToolContext) -> Result[MoverHistory]:
         return own
     warnings: list[str] = []
     window = _window(own.value, day.value, args.sessions)
+    available = len(window)
     used = args.sessions
-    if len(window) < args.sessions:
-        for shorter in (w for w in FALLBACK_WINDOWS if w < args.sessions):
-            if len(window) >= shorter:
-                used = shorter
-                window = window[-shorter:]
-                break
-        else:
-            used = len(window)
+    if available < args.sessions:
+        used = next((w for w in FALLBACK_WINDOWS if w < args.sessions and available >= w), available)
         if used < MIN_SESSIONS:
             return Err(
                 ErrorCode.NO_DATA,
-                f"{args.symbol} has {len(window)} session(s) up to {day.value.isoformat()}; at least "
+                f"{args.symbol} has {available} session(s) up to {day.value.isoformat()}; at least "
                 f"{MIN_SESSIONS} are needed for its history",
             )
+        window = window[-used:]
         warnings.append(
-            f"{args.symbol} has only {len(window)} session(s) in the {args.sessions}-session window: "
-            f"the analysis uses {used}"
+            f"{args.symbol} has only {available} session(s) in the {args.sessions}-session window: "
+            f"the analysis uses the last {used}"
         )
     if window[-1].date != day.value:
         warnings.append(
