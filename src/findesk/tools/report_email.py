@@ -7,8 +7,10 @@ Rules:
 - Recipients: the call's, else the settings' ``to``. With none and no dry run the delivery is
   ``not_requested`` with how to ask for it; never an error that stops the workflow.
 - The ``.eml`` is always composed (so a dry run shows exactly what would be sent) and written when the
-  call asks (``dry_run`` or a ``folder``); sending needs ``[email] host`` and ``sender``. A failed
-  send is a ``failed`` delivery with the reason (never the password), not an exception.
+  call asks (``dry_run`` or a ``folder``); with ``relative_paths`` (a remote caller's run) its path is
+  named relative to the mailer's folder, never as a path on the server. Sending needs ``[email] host``
+  and ``sender``. A failed send is a ``failed`` delivery with the reason (never the password), not an
+  exception.
 """
 
 from __future__ import annotations
@@ -52,6 +54,10 @@ class EmailArgs(ToolArgs):
     subfolder: Annotated[
         str | None, Field(pattern=r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,119}$", description="A folder inside it.")
     ] = None
+    relative_paths: bool = Field(
+        False,
+        description="Name the .eml relative to the mailer's folder (a remote caller's run: no server path).",
+    )
     file_stem: Annotated[
         str,
         Field(
@@ -109,8 +115,11 @@ async def _deliver(args: EmailArgs, ctx: ToolContext) -> Result[Delivery]:
         folder = folder / args.subfolder if args.subfolder else folder
         written = write_eml(message.value, folder / f"{args.file_stem}.eml")
         if isinstance(written, Err):
-            return Ok(Delivery(status="failed", recipients=to, subject=args.subject, reason=written.reason))
+            reason = "the .eml could not be written" if args.relative_paths else written.reason
+            return Ok(Delivery(status="failed", recipients=to, subject=args.subject, reason=reason))
         eml = str(written.value)
+        if args.relative_paths:  # the server's disk is not the caller's business
+            eml = str(Path(args.subfolder or ".") / f"{args.file_stem}.eml")
     if args.dry_run:
         return Ok(
             Delivery(

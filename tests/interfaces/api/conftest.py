@@ -32,8 +32,15 @@ def api_cache(snapshot_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> P
 
 
 @pytest.fixture(scope="session")
-def api_tools(snapshot_dir: Path, api_cache: Path) -> Iterator[ToolContext]:
-    yield from snapshot_tools(Settings(snapshot_dir=snapshot_dir, cache_dir=api_cache, chains={}), AS_OF)
+def api_tools_state(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The state folder of the tools' services (the movers mail folder): never the user's own."""
+    return tmp_path_factory.mktemp("api-tools-state")
+
+
+@pytest.fixture(scope="session")
+def api_tools(snapshot_dir: Path, api_cache: Path, api_tools_state: Path) -> Iterator[ToolContext]:
+    settings = Settings(snapshot_dir=snapshot_dir, cache_dir=api_cache, state_dir=api_tools_state, chains={})
+    yield from snapshot_tools(settings, AS_OF)
 
 
 @pytest.fixture

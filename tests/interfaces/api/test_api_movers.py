@@ -21,7 +21,9 @@ def _post(client: TestClient, path: str, body: dict[str, Any]) -> tuple[int, lis
     return response.status_code, [], response.json(), ""
 
 
-def test_movers_streams_five_sections_and_writes_the_eml_on_the_server(make_api: MakeApi) -> None:
+def test_movers_streams_five_sections_and_writes_the_eml_on_the_server(
+    make_api: MakeApi, api_tools_state: Path
+) -> None:
     client = make_api()
     status, frames, error, run_id = _post(
         client, "/v1/movers", {"date": "2025-08-29", "mode": "deterministic", "dry_run": True}
@@ -34,8 +36,12 @@ def test_movers_streams_five_sections_and_writes_the_eml_on_the_server(make_api:
     report = frames[kinds.index("done")].data["data"]["result"]
     assert report["symbol"] == "NEO" and report["metrics_check"] == "sandbox_matched"
     assert report["delivery"]["status"] == "written"
-    eml = Path(report["delivery"]["eml_path"])
-    assert eml.is_file() and eml.name == "report.eml"
+    # the server's disk is never shown to a remote caller: files are named relative to its movers folder
+    assert report["delivery"]["eml_path"] == f"2025-08-29_{run_id}/report.eml"
+    assert report["output_dir"] == f"2025-08-29_{run_id}"
+    streamed = "\n".join(str(f.data) for f in frames)
+    assert "/tmp/" not in streamed and str(Path.home()) not in streamed
+    assert (api_tools_state / "movers" / report["delivery"]["eml_path"]).is_file()
     page = client.get(f"/v1/runs/{run_id}/report.html")
     assert page.status_code == 200 and "data:image/png;base64," in page.text and "<script" not in page.text
 

@@ -51,6 +51,7 @@ class MoversState(TypedDict, total=False):
     recipients: list[str]
     dry_run: bool
     out: str | None
+    relative_paths: bool
     gainers: GainersReport
     symbol: str | None
     name: str | None
@@ -234,6 +235,7 @@ async def _deliver(state: State, runtime: Runtime[RunKit]) -> dict[str, Any]:
         dry_run=bool(state.get("dry_run")),
         folder=state.get("out"),
         subfolder=f"{state['day'].isoformat()}_{kit.tracer.run_id}",
+        relative_paths=bool(state.get("relative_paths")),
     )
     report, note = await _run(kit, delivery.ROLE, given)
     notes = (

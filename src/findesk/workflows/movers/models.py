@@ -7,7 +7,8 @@ Rules:
   reason) and its ``metrics``: code's independent computation, which the sandboxed program's output
   matched (``metrics_check``); a program that was stopped or disagreed is named in ``warnings``.
 - ``email`` and ``out`` are for local callers (a remote caller may not mail arbitrary addresses from
-  the server or write its folders); recipients otherwise come from ``[email] to``.
+  the server or write its folders); recipients otherwise come from ``[email] to``. A remote caller's
+  run (``server``) names its files relative to the server's movers folder, never by a server path.
 - Figures are facts about a past session, never advice (``disclaimer``).
 """
 
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
 from findesk.agents.roles.movers.models import GainersReport, HistoryReport, NewsReport
 from findesk.analytics.movers.models import GainerFilters, MoverMetrics, Origin
@@ -53,6 +55,8 @@ class MoversInput(BaseModel):
     )
     dry_run: bool = Field(False, description="Write the email as .eml instead of sending it.")
     out: Path | None = Field(None, description="Folder for the run's files (default: <state_dir>/movers).")
+    # set by the interface, never typed by a user: an HTTP run shows no path of the server's disk
+    server: SkipJsonSchema[bool] = False
 
 
 class ProgramRun(BaseModel):

@@ -33,7 +33,7 @@ from findesk.workflows.movers.graph import build_graph, report_from_state
 from findesk.workflows.movers.models import MoversInput, MoversReport
 from findesk.workflows.movers.render import headline, to_html, to_markdown, to_terminal
 from findesk.workflows.movers.stream import SECTIONS, MoversStream
-from findesk.workflows.spec import RunScope, StreamHandler, WorkflowSpec, on_its_date
+from findesk.workflows.spec import RunCaller, RunScope, StreamHandler, WorkflowSpec, on_its_date
 
 
 def _check(inputs: MoversInput) -> Result[MoversInput]:
@@ -54,6 +54,11 @@ def _prepare(
     return on_its_date("movers", inputs, context, filters=inputs.filters or floors)
 
 
+def _bind(inputs: MoversInput, caller: RunCaller) -> Result[MoversInput]:
+    """Over HTTP the run shows no server path (``email`` and ``out`` are refused as ``local_only``)."""
+    return Ok(inputs.model_copy(update={"server": caller.remote}))
+
+
 def _recipients(inputs: MoversInput) -> list[str]:
     return [
         a.strip() for a in (inputs.email or "").split(",") if a.strip() and a.strip() != DRY_RUN_RECIPIENT
@@ -69,6 +74,7 @@ def _initial(inputs: MoversInput, context: DataContext) -> dict[str, Any]:
         "recipients": _recipients(inputs),
         "dry_run": inputs.dry_run,
         "out": str(inputs.out.expanduser().resolve()) if inputs.out is not None else None,
+        "relative_paths": inputs.server,
         "notes": [],
     }
 
@@ -91,7 +97,7 @@ def _folder(inputs: MoversInput, settings: Settings, report: MoversReport) -> Pa
 
 def _publish(inputs: MoversInput, report: MoversReport, settings: Settings) -> MoversReport:
     target = _folder(inputs, settings, report)
-    report = report.model_copy(update={"output_dir": str(target)})
+    report = report.model_copy(update={"output_dir": target.name if inputs.server else str(target)})
     try:
         target.mkdir(parents=True, exist_ok=True)
         if report.chart_png_base64:
@@ -101,7 +107,8 @@ def _publish(inputs: MoversInput, report: MoversReport, settings: Settings) -> M
         data = report.model_dump(mode="json", exclude={"chart_png_base64"})
         (target / "report.json").write_text(json.dumps(data, indent=1), encoding="utf-8")
     except OSError as exc:
-        problem = f"the run folder could not be written under {target.parent}: {exc}"
+        where = "the server's movers folder" if inputs.server else str(target.parent)
+        problem = f"the run folder could not be written under {where}" + ("" if inputs.server else f": {exc}")
         return report.model_copy(update={"output_dir": None, "warnings": [*report.warnings, problem]})
     return report
 
@@ -127,5 +134,6 @@ SPEC: WorkflowSpec[MoversInput, MoversReport] = WorkflowSpec(
     renderers={"terminal": to_terminal, "markdown": to_markdown, "html": to_html},
     prepare=_prepare,
     publish=_publish,
+    bind_caller=_bind,
     local_only=("email", "out"),
 )

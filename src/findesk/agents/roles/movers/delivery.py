@@ -32,6 +32,7 @@ class DeliveryInput(BaseModel):
     dry_run: bool = False
     folder: str | None = None
     subfolder: str | None = None
+    relative_paths: bool = False
 
 
 def _stage(inputs: DeliveryInput, _outcomes: Outcomes) -> list[PlannedCall]:
