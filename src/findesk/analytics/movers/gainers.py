@@ -28,8 +28,8 @@ from datetime import date
 from typing import Protocol
 
 from findesk.analytics.movers.models import NASDAQ_TIERS, GainerFilters, GainerRow, GainersBoard
-from findesk.analytics.scan.movers import EXTREME_MOVE_PCT, floor_reason, listing_type
 from findesk.analytics.scan.movers import ListedTable as ScanTable
+from findesk.analytics.scan.movers import extreme_moves, floor_reason, listing_type, screen
 
 REASONS = (
     "exchange",
@@ -85,14 +85,7 @@ def nasdaq_gainers(
 ) -> GainersBoard:
     """The session's NASDAQ gainers after ``filters`` (module rules); ``notes`` are the source's caveats."""
     tiers = len(table.exchange_codes) == len(table.symbols) and len(table.symbols) > 0
-    dropped: dict[str, int] = {}
-    kept: list[int] = []
-    for i in range(len(table.symbols)):
-        why = _reason(table, i, filters, tiers)
-        if why is None:
-            kept.append(i)
-        else:
-            dropped[why] = dropped.get(why, 0) + 1
+    kept, dropped = screen(len(table.symbols), lambda i: _reason(table, i, filters, tiers))
     rising = sorted(
         (i for i in kept if float(table.pct_change[i]) > 0),
         key=lambda i: (-float(table.pct_change[i]), table.symbols[i]),
@@ -133,12 +126,7 @@ def nasdaq_gainers(
             f"{dropped['market_cap_unknown']} NASDAQ listing(s) without a month-end market cap were dropped "
             "by the market-cap floor"
         )
-    for r in rows:
-        if abs(r.pct_change) >= EXTREME_MOVE_PCT:
-            warnings.append(
-                f"{r.symbol} moved {r.pct_change:+g}% on {table.session.isoformat()}: a move this large is "
-                "often a reverse split or a bad tick; check it before reading it as news"
-            )
+    warnings += extreme_moves([(r.symbol, r.pct_change) for r in rows], table.session)
     return GainersBoard(
         session=table.session,
         filters=filters,

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import date
 from typing import Protocol
 
@@ -132,6 +132,29 @@ def _reason(table: ListedTable, i: int, filters: MoverFilters) -> str | None:
     return floor_reason(table, i, filters.min_price, filters.min_volume, filters.min_market_cap_usd)
 
 
+def screen(rows: int, reason: Callable[[int], str | None]) -> tuple[list[int], dict[str, int]]:
+    """The rows kept (``reason`` is None) and, per first rule failed, how many were dropped."""
+    dropped: dict[str, int] = {}
+    kept: list[int] = []
+    for i in range(rows):
+        why = reason(i)
+        if why is None:
+            kept.append(i)
+        else:
+            dropped[why] = dropped.get(why, 0) + 1
+    return kept, dropped
+
+
+def extreme_moves(moves: Iterable[tuple[str, float]], session: date) -> list[str]:
+    """A warning for each (symbol, % change) of ``EXTREME_MOVE_PCT`` or more either way."""
+    return [
+        f"{symbol} moved {pct:+g}% on {session.isoformat()}: a move this large is often a reverse split or "
+        "a bad tick; check it before reading it as news"
+        for symbol, pct in moves
+        if abs(pct) >= EXTREME_MOVE_PCT
+    ]
+
+
 def floor_reason(
     table: ListedTable, i: int, min_price: float, min_volume: int, min_market_cap_usd: float | None
 ) -> str | None:
@@ -173,14 +196,7 @@ def movers_board(
     table: ListedTable, filters: MoverFilters, *, sources: Sequence[str] = (), notes: Sequence[str] = ()
 ) -> MoversBoard:
     """The session's movers after ``filters`` (module rules); ``notes`` are the source's caveats."""
-    dropped: dict[str, int] = {}
-    kept: list[int] = []
-    for i in range(len(table.symbols)):
-        why = _reason(table, i, filters)
-        if why is None:
-            kept.append(i)
-        else:
-            dropped[why] = dropped.get(why, 0) + 1
+    kept, dropped = screen(len(table.symbols), lambda i: _reason(table, i, filters))
     rows = [_row(table, i) for i in kept]
     gainers = sorted((r for r in rows if r.pct_change > 0), key=lambda r: (-r.pct_change, r.symbol))
     losers = sorted((r for r in rows if r.pct_change < 0), key=lambda r: (r.pct_change, r.symbol))
@@ -196,12 +212,7 @@ def movers_board(
     if unnamed and filters.drop_derivative_listings:
         warnings.append(f"{unnamed} listing(s) have no name: only their symbol suffix was screened")
     shown = {r.symbol: r for r in (*gainers[:top], *losers[:top], *active[:top])}
-    for r in shown.values():
-        if abs(r.pct_change) >= EXTREME_MOVE_PCT:
-            warnings.append(
-                f"{r.symbol} moved {r.pct_change:+g}% on {table.session.isoformat()}: a move this large is "
-                "often a reverse split or a bad tick; check it before reading it as news"
-            )
+    warnings += extreme_moves([(r.symbol, r.pct_change) for r in shown.values()], table.session)
     return MoversBoard(
         session=table.session,
         filters=filters,
