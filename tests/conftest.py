@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 
 from findesk.core.config import Settings
+from findesk.core.result import Err
+from findesk.core.sandbox import sandbox_status
 from snapshot_kit import require_snapshot
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -62,3 +64,15 @@ def _empty_config(factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def snapshot_dir() -> Path:
     return require_snapshot(Settings().resolved_snapshot_dir(), ci=bool(os.environ.get("CI")))
+
+
+@pytest.fixture(scope="session")
+def sandbox_ready() -> str:
+    """A working sandbox (bubblewrap, libseccomp, a process cap): skipped with the reason on a developer's
+    machine without one, a failure under ``CI`` (where skipping would hide a missing wall)."""
+    status = sandbox_status()
+    if isinstance(status, Err):
+        if os.environ.get("CI"):
+            pytest.fail(f"the sandbox must work in CI: {status.message()}", pytrace=False)
+        pytest.skip(status.message())
+    return status.value

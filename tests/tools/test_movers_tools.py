@@ -5,13 +5,15 @@ omitted and the reason given); python_analyzer refuses a payload with unknown ke
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
-from conftest import Call
 from findesk.core.result import Err, ErrorCode
-from findesk.tools.base import ToolContext, execute
+from findesk.tools.base import ToolContext, ToolOutcome, execute
 from findesk.tools.catalog import default_registry
+
+Call = Callable[..., ToolOutcome]
 
 
 def test_a_short_history_uses_a_shorter_window_and_says_so(call: Call) -> None:

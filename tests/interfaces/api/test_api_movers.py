@@ -8,8 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from api_kit import MakeApi, Sse, parse_sse
 from fastapi.testclient import TestClient
+
+# the analysis runs in the sandbox: without bubblewrap, skipped here and failed in CI
+pytestmark = pytest.mark.usefixtures("sandbox_ready")
 
 SECTIONS = ["gainers", "history", "news", "analysis", "delivery"]
 

@@ -22,6 +22,9 @@ from findesk.testing.fake_movers_models import (
 )
 from findesk.tools.base import ToolContext
 
+# the analysis runs in the sandbox: without bubblewrap, skipped here and failed in CI
+pytestmark = pytest.mark.usefixtures("sandbox_ready")
+
 SECRET = "sk-ant-test-exfil-0123456789"
 
 

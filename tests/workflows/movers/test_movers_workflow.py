@@ -13,10 +13,14 @@ from email.policy import default
 from pathlib import Path
 
 import numpy as np
+import pytest
 from movers_kit import DAY, MoversRun, independent_top_gainer, run_movers, symbol_history
 
 from findesk.core.config import Settings
 from findesk.tools.base import ToolContext
+
+# the analysis runs in the sandbox: without bubblewrap, skipped here and failed in CI
+pytestmark = pytest.mark.usefixtures("sandbox_ready")
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
