@@ -7,9 +7,10 @@ from __future__ import annotations
 import socket
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
-from movers_kit import DAY, run_movers
+from movers_kit import DAY, MoversRun, run_movers
 
 from findesk.core.config import Settings
 from findesk.testing.fake_models import ScriptedModel, rate_limited
@@ -28,17 +29,18 @@ pytestmark = pytest.mark.usefixtures("sandbox_ready")
 SECRET = "sk-ant-test-exfil-0123456789"
 
 
+def _model_run(settings: Settings, tools: ToolContext, out: Path, resolve: Any) -> MoversRun:
+    """The 2025-08-29 dry run with the scripted program writer ``resolve``."""
+    return run_movers(
+        settings, tools, {"date": DAY, "dry_run": True, "out": str(out)}, mode="model", models=resolve
+    )
+
+
 def test_a_model_written_program_runs_in_the_sandbox_and_is_accepted_when_it_matches(
     movers_settings: Settings, movers_tools: ToolContext, tmp_path: Path
 ) -> None:
     resolve, models = movers_models()
-    run = run_movers(
-        movers_settings,
-        movers_tools,
-        {"date": DAY, "dry_run": True, "out": str(tmp_path)},
-        mode="model",
-        models=resolve,
-    )
+    run = _model_run(movers_settings, movers_tools, tmp_path, resolve)
     r = run.ok
     assert len(models[0].requests) == 1
     assert [p.origin for p in r.programs] == ["model"]
@@ -90,13 +92,7 @@ def test_an_exfiltrating_program_is_stopped_logged_and_replaced_by_the_reviewed_
         listener.thread = threading.Thread(target=listener._accept, daemon=True)
         listener.thread.start()
         resolve, _ = movers_models([program_reply(exfiltrating_program(listener.port, str(marker)))])
-        run = run_movers(
-            movers_settings,
-            movers_tools,
-            {"date": DAY, "dry_run": True, "out": str(tmp_path)},
-            mode="model",
-            models=resolve,
-        )
+        run = _model_run(movers_settings, movers_tools, tmp_path, resolve)
     finally:
         listener.close()
     r = run.ok
@@ -116,13 +112,7 @@ def test_a_program_with_wrong_figures_is_refused_by_the_numpy_check(
     movers_settings: Settings, movers_tools: ToolContext, tmp_path: Path
 ) -> None:
     resolve, _ = movers_models([program_reply(WRONG_PROGRAM)])
-    run = run_movers(
-        movers_settings,
-        movers_tools,
-        {"date": DAY, "dry_run": True, "out": str(tmp_path)},
-        mode="model",
-        models=resolve,
-    )
+    run = _model_run(movers_settings, movers_tools, tmp_path, resolve)
     r = run.ok
     assert not r.programs[0].accepted
     assert any(p.startswith("total_return_pct") for p in r.programs[0].problems)
@@ -136,13 +126,7 @@ def test_on_429_the_chain_moves_to_the_next_model_without_retrying_the_one_that_
     refusing = ScriptedModel([rate_limited(), rate_limited()], model="first")
     second = ScriptedModel([program_reply(GOOD_PROGRAM)], model="movers")
     resolve, _ = movers_models(chain=[refusing, second])
-    run = run_movers(
-        movers_settings,
-        movers_tools,
-        {"date": DAY, "dry_run": True, "out": str(tmp_path)},
-        mode="model",
-        models=resolve,
-    )
+    run = _model_run(movers_settings, movers_tools, tmp_path, resolve)
     r = run.ok
     assert len(refusing.requests) == 1 and len(second.requests) == 1
     assert r.programs[0].origin == "model" and r.programs[0].accepted

@@ -28,24 +28,11 @@ from datetime import date
 from typing import Protocol
 
 from findesk.analytics.movers.models import NASDAQ_TIERS, GainerFilters, GainerRow, GainersBoard
+from findesk.analytics.scan.movers import REASONS as SCAN_REASONS
 from findesk.analytics.scan.movers import ListedTable as ScanTable
 from findesk.analytics.scan.movers import extreme_moves, floor_reason, listing_type, screen
 
-REASONS = (
-    "exchange",
-    "exchange_unknown",
-    "etf",
-    "warrant",
-    "unit",
-    "right",
-    "preferred",
-    "note",
-    "no_data",
-    "price",
-    "volume",
-    "market_cap",
-    "market_cap_unknown",
-)
+REASONS = ("exchange", "exchange_unknown", "etf", *SCAN_REASONS)  # the scanner's rules follow
 
 
 class ListedTable(ScanTable, Protocol):

@@ -122,7 +122,7 @@ async def _coder(state: State, runtime: Runtime[RunKit]) -> dict[str, Any]:
 
 
 async def _sandboxed(
-    kit: RunKit, payload: Any, draft: ProgramDraft
+    kit: RunKit, payload: Any, draft: ProgramDraft, expected: MoverMetrics
 ) -> tuple[ProgramRun, dict[str, AgentNote]]:
     program = None if draft.origin == "reviewed" else draft.program
     report, note = await _run(kit, analyzer.ROLE, analyzer.AnalyzerInput(payload=payload, program=program))
@@ -134,7 +134,7 @@ async def _sandboxed(
     elif run.status != "ok":
         problems = [f"stopped in the sandbox ({run.status}): {run.reason}"]
     else:
-        problems = check(run.figures or {}, compute_metrics(payload))
+        problems = check(run.figures or {}, expected)
     ran = ProgramRun(
         origin=draft.origin,
         explanation=draft.explanation,
@@ -158,7 +158,7 @@ async def _analyze(state: State, runtime: Runtime[RunKit]) -> dict[str, Any]:
     expected = compute_metrics(payload)
     notes: list[str] = []
     agents: dict[str, AgentNote] = {}
-    ran, note = await _sandboxed(kit, payload, draft)
+    ran, note = await _sandboxed(kit, payload, draft, expected)
     runs, agents = [ran], {**agents, **note}
     if ran.origin == "model" and not ran.accepted:
         notes.append(
@@ -168,7 +168,7 @@ async def _analyze(state: State, runtime: Runtime[RunKit]) -> dict[str, Any]:
             "kept in the report and the audit log, and the reviewed program ran instead"
         )
         reviewed = coder.compose(coder.CoderInput(symbol=payload.symbol), {})
-        ran, note = await _sandboxed(kit, payload, reviewed)
+        ran, note = await _sandboxed(kit, payload, reviewed, expected)
         runs.append(ran)
         agents.update(note)
     if expected.intraday_range_pct is None:

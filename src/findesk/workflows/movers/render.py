@@ -121,7 +121,8 @@ def to_terminal(r: MoversReport, details: bool = False) -> str:
     return to_markdown(r, details)
 
 
-def _e(text: object) -> str:
+def esc(text: object) -> str:
+    """``text`` escaped for HTML text and attributes (every string from data goes through it)."""
     return html.escape(str(text), quote=True)
 
 
@@ -136,7 +137,7 @@ def safe_url(url: str | None) -> str | None:
 
 def _link(url: str | None, text: str) -> str:
     shown = safe_url(url)
-    return f'<a href="{_e(shown)}">{_e(text)}</a>' if shown else _e(text)
+    return f'<a href="{esc(shown)}">{esc(text)}</a>' if shown else esc(text)
 
 
 CSS = (
@@ -148,67 +149,68 @@ CSS = (
 
 
 def body_html(r: MoversReport, chart_src: str | None) -> str:
-    parts = [f"<h1>{_e(headline(r))}</h1>"]
+    parts = [f"<h1>{esc(headline(r))}</h1>"]
     if r.data_mode:
-        parts.append(f'<p class="muted">{_e(r.data_mode)} · mode {_e(r.mode)}</p>')
+        parts.append(f'<p class="muted">{esc(r.data_mode)} · mode {esc(r.mode)}</p>')
     if chart_src:
-        parts.append(f'<p><img src="{_e(chart_src)}" alt="{_e(r.symbol or "")} vs SPY" width="760"></p>')
-    parts.append(f"<h2>Top NASDAQ gainers</h2><p>{_e(r.gainers.summary)}</p>")
+        parts.append(f'<p><img src="{esc(chart_src)}" alt="{esc(r.symbol or "")} vs SPY" width="760"></p>')
+    parts.append(f"<h2>Top NASDAQ gainers</h2><p>{esc(r.gainers.summary)}</p>")
     board = r.gainers.board
     if board is not None and board.gainers:
         rows = "".join(
-            f"<tr><td>{g.rank}</td><td>{_e(g.symbol)}</td><td>{_e(g.name or '')}</td>"
-            f"<td>{_e(g.exchange_code or g.exchange)}</td><td>${g.close:,.2f}</td><td>{g.pct_change:+g}%</td>"
+            f"<tr><td>{g.rank}</td><td>{esc(g.symbol)}</td><td>{esc(g.name or '')}</td>"
+            f"<td>{esc(g.exchange_code or g.exchange)}</td><td>${g.close:,.2f}</td>"
+            f"<td>{g.pct_change:+g}%</td>"
             f"<td>{g.volume:,}</td></tr>"
             for g in board.gainers
         )
         parts.append(
             "<table><tr><th>#</th><th>Symbol</th><th>Name</th><th>Tier</th><th>Close</th><th>Change</th>"
-            f'<th>Volume</th></tr>{rows}</table><p class="muted">Source: {_e("; ".join(board.sources))}</p>'
+            f'<th>Volume</th></tr>{rows}</table><p class="muted">Source: {esc("; ".join(board.sources))}</p>'
         )
         if board.notes:
-            notes = "".join(f"<li>{_e(n)}</li>" for n in board.notes)
+            notes = "".join(f"<li>{esc(n)}</li>" for n in board.notes)
             parts.append(f'<details class="muted"><summary>Source notes</summary><ul>{notes}</ul></details>')
     if r.history is not None:
-        parts.append(f"<h2>History vs SPY</h2><p>{_e(r.history.summary)}</p>")
+        parts.append(f"<h2>History vs SPY</h2><p>{esc(r.history.summary)}</p>")
     if r.metrics is not None:
         rows = "".join(
-            f"<tr><td>{_e(label)}</td><td>{_e(value)}</td></tr>" for label, value in metric_rows(r.metrics)
+            f"<tr><td>{esc(label)}</td><td>{esc(value)}</td></tr>" for label, value in metric_rows(r.metrics)
         )
         verdict = (
             "Computed by the analysis program in the sandbox; every figure matched numpy."
             if r.metrics_check == "sandbox_matched"
             else "numpy only: no program's figures were used."
         )
-        parts.append(f'<h2>Metrics</h2><p class="muted">{_e(verdict)}</p><table>{rows}</table>')
+        parts.append(f'<h2>Metrics</h2><p class="muted">{esc(verdict)}</p><table>{rows}</table>')
     if r.programs:
         items = "".join(
-            f"<li>{_e(p.origin)} program: {_e(p.run.status if p.run else 'not run')}"
+            f"<li>{esc(p.origin)} program: {esc(p.run.status if p.run else 'not run')}"
             f"{' — accepted' if p.accepted else ''}"
-            + (f' <span class="warn">({_e("; ".join(p.problems)[:300])})</span>' if p.problems else "")
+            + (f' <span class="warn">({esc("; ".join(p.problems)[:300])})</span>' if p.problems else "")
             + "</li>"
             for p in r.programs
         )
         parts.append(f"<ul>{items}</ul>")
     if r.news is not None:
         items = "".join(
-            f"<li>{_e(n.published_at.date().isoformat())} {_e(n.publisher or '')}: "
+            f"<li>{esc(n.published_at.date().isoformat())} {esc(n.publisher or '')}: "
             f"{_link(n.url, n.title)}</li>"
             for n in r.news.items
         )
-        parts.append(f"<h2>News</h2><p>{_e(r.news.summary)}</p>" + (f"<ul>{items}</ul>" if items else ""))
+        parts.append(f"<h2>News</h2><p>{esc(r.news.summary)}</p>" + (f"<ul>{items}</ul>" if items else ""))
     missing = _missing(r)
     if missing:
-        items = "".join(f"<li>{_e(w)}</li>" for w in missing)
+        items = "".join(f"<li>{esc(w)}</li>" for w in missing)
         parts.append(f'<h2>What is missing or was stopped</h2><ul class="warn">{items}</ul>')
-    parts.append(f'<p class="muted">{_e(r.disclaimer)}</p>')
+    parts.append(f'<p class="muted">{esc(r.disclaimer)}</p>')
     return "".join(parts)
 
 
 def to_html(r: MoversReport, _details: bool = False) -> str:
     chart = f"data:image/png;base64,{r.chart_png_base64}" if r.chart_png_base64 else None
     return (
-        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{_e(headline(r))}</title>'
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{esc(headline(r))}</title>'
         f"<style>{CSS}</style></head><body>{body_html(r, chart)}</body></html>"
     )
 
