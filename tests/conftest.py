@@ -19,6 +19,7 @@ import pytest
 from findesk.core.config import Settings
 from findesk.core.result import Err
 from findesk.core.sandbox import sandbox_status
+from pg_kit import new_database, start_pgserver
 from snapshot_kit import require_snapshot
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -76,3 +77,16 @@ def sandbox_ready() -> str:
             pytest.fail(f"the sandbox must work in CI: {status.message()}", pytrace=False)
         pytest.skip(status.message())
     return status.value
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[Any]:
+    """One real PostgreSQL + pgvector for the session (``tests/pg_kit.py``): skipped without the wheel on
+    a developer's machine, a failure under ``CI``."""
+    yield from start_pgserver()
+
+
+@pytest.fixture
+def pg_url(pg_server: Any) -> str:
+    """A fresh, empty PostgreSQL database for this test: its SQLAlchemy URL (``postgresql+psycopg://``)."""
+    return new_database(pg_server)
