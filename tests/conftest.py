@@ -90,3 +90,12 @@ def pg_server() -> Iterator[Any]:
 def pg_url(pg_server: Any) -> str:
     """A fresh, empty PostgreSQL database for this test: its SQLAlchemy URL (``postgresql+psycopg://``)."""
     return new_database(pg_server)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def state_db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The URL of an empty state database, once as a SQLite file and once as a PostgreSQL database
+    (``pg_url``): the storage tests that take it run on both backends (``state_kit`` reads rows back)."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'state' / 'audit.sqlite3'}"
+    return str(request.getfixturevalue("pg_url"))

@@ -6,7 +6,11 @@ Rules:
 - SQLite: a busy timeout everywhere; writer engines use a WAL journal, ``synchronous=FULL`` (a
   committed transaction survives the process being killed) and ``BEGIN IMMEDIATE`` (writers queue
   for the lock instead of failing when a read transaction must be upgraded).
-- PostgreSQL: a plain pooled engine; callers lock rows (``SELECT … FOR UPDATE``) where they must.
+- PostgreSQL: a plain pooled engine; callers lock rows (``SELECT … FOR UPDATE``) where they must. A
+  URL without a driver (``postgresql://``, ``postgres://``) uses psycopg 3, the driver findesk ships.
+- the schema is Alembic's (``core.migrations``): opening for writing brings the database to the newest
+  revision under the write lock (creating it, or adopting a database made before migrations); opening
+  read-only changes nothing and finds a database without the store's tables ``not_found``.
 - errors are data: ``state_url`` returns ``Err``, and ``database_error`` turns a failed statement into
   one; ``open_engine`` is lazy and connects nothing, so it fails only on a missing driver
   (``ImportError``), which callers turn into ``not_configured``.
@@ -22,7 +26,6 @@ from typing import Any
 from sqlalchemy import Connection, Engine, MetaData, create_engine, event, inspect
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
-from sqlalchemy.schema import CreateIndex, CreateTable
 
 from findesk.core.result import Err, ErrorCode, Ok, Result
 
@@ -67,29 +70,45 @@ class OpenStore:
 def open_store(
     url: str, *, what: str, metadata: MetaData, read_only: bool, busy_timeout_s: float
 ) -> Result[OpenStore]:
-    """Open one store (its ``metadata``'s tables) in the state database, creating the tables unless
-    ``read_only``; read-only, a missing file or missing tables are ``not_found``."""
+    """Open one store (its ``metadata``'s tables) in the state database, migrating the database to the
+    newest schema unless ``read_only``; read-only, a missing file or missing tables are ``not_found``."""
+    from findesk.core.migrations import MigrationError, ensure_head
+
     checked = state_url(url, what=what, read_only=read_only)
     if isinstance(checked, Err):
         return checked
     parsed, location = checked.value
+    reader: Engine | None = None
+    writer: Engine | None = None
     try:
         reader = open_engine(parsed, busy_timeout_s, writer=False)
         writer = None if read_only else open_engine(parsed, busy_timeout_s, writer=True)
         if writer is not None:
-            with writer.begin() as conn:  # one locked transaction, so concurrent creators agree
-                for table in metadata.sorted_tables:
-                    conn.execute(CreateTable(table, if_not_exists=True))
-                    for index in table.indexes:
-                        conn.execute(CreateIndex(index, if_not_exists=True))
+            migrated = ensure_head(writer, reader)
+            # checked only after a migration (at head, the revisions' tables are there): a store whose
+            # tables no revision creates would otherwise fail on its first statement
+            if migrated and not set(metadata.tables) <= set(inspect(reader).get_table_names()):
+                _dispose(reader, writer)
+                return Err(ErrorCode.UNAVAILABLE, f"no schema migration creates the tables of the {what}")
         elif not set(metadata.tables) <= set(inspect(reader).get_table_names()):
             reader.dispose()
             return Err(ErrorCode.NOT_FOUND, f"{location} holds no {what} yet")
+        return Ok(OpenStore(location, parsed.get_backend_name(), reader, writer))
+    except MigrationError as exc:
+        _dispose(reader, writer)
+        return Err(ErrorCode.UNAVAILABLE, f"cannot open the {what} in {location}: {exc}")
     except ImportError as exc:
+        _dispose(reader, writer)
         return Err(ErrorCode.NOT_CONFIGURED, f"the database driver for {location} is not installed: {exc}")
     except SQLAlchemyError as exc:
+        _dispose(reader, writer)
         return database_error(exc, f"open the {what}", location)
-    return Ok(OpenStore(location, parsed.get_backend_name(), reader, writer))
+
+
+def _dispose(*engines: Engine | None) -> None:
+    for engine in engines:
+        if engine is not None:
+            engine.dispose()
 
 
 def state_url(url: str, *, what: str, read_only: bool) -> Result[tuple[URL, str]]:
@@ -103,6 +122,9 @@ def state_url(url: str, *, what: str, read_only: bool) -> Result[tuple[URL, str]
         parsed = make_url(url)
     except ArgumentError as exc:
         return Err(ErrorCode.INVALID_INPUT, f"{what} URL {url!r} is not a database URL: {exc}")
+    if parsed.drivername in ("postgresql", "postgres"):
+        # SQLAlchemy's default PostgreSQL driver is psycopg2; findesk ships psycopg 3
+        parsed = parsed.set(drivername="postgresql+psycopg")
     backend = parsed.get_backend_name()
     if backend not in BACKENDS:
         return Err(

@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from pathlib import Path
 
 from findesk.core.access.keys import KeyStore
 from findesk.core.access.limits import Admission
 from findesk.core.result import Result
 
 
-def at_once(db: Path, n: int, request: Callable[[KeyStore], Result[Admission]]) -> list[Result[Admission]]:
-    """``request(store)`` in ``n`` threads at the same moment, each with its own store on ``db``."""
-    stores = [KeyStore.open(f"sqlite:///{db}").unwrap() for _ in range(n)]
+def at_once(url: str, n: int, request: Callable[[KeyStore], Result[Admission]]) -> list[Result[Admission]]:
+    """``request(store)`` in ``n`` threads at the same moment, each with its own store on ``url``."""
+    stores = [KeyStore.open(url).unwrap() for _ in range(n)]
     start = threading.Barrier(n)
     results: list[Result[Admission]] = []
     lock = threading.Lock()

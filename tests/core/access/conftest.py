@@ -1,4 +1,5 @@
-"""Fixtures for the limit tests: a fresh audit database per test, its key store and one key.
+"""Fixtures for the limit tests: a fresh state database per test (``state_db``: SQLite, then
+PostgreSQL), its key store and one key.
 
 Rules: the store is closed when the test ends; the key may use the tiers ``free`` and ``pro``.
 """
@@ -6,7 +7,6 @@ Rules: the store is closed when the test ends; the key may use the tiers ``free`
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -14,13 +14,8 @@ from findesk.core.access.keys import ApiKey, KeyStore
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "audit.sqlite3"
-
-
-@pytest.fixture
-def store(db: Path) -> Iterator[KeyStore]:
-    opened = KeyStore.open(f"sqlite:///{db}").unwrap()
+def store(state_db: str) -> Iterator[KeyStore]:
+    opened = KeyStore.open(state_db).unwrap()
     yield opened
     opened.close()
 

@@ -4,7 +4,6 @@ cap before they report what they spent; the run's end settles the reservation to
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 from access_kit import at_once
@@ -51,19 +50,19 @@ def test_a_bad_reservation_is_refused_with_a_clear_reason(store: KeyStore, key: 
         assert "reserve" in refused.reason
 
 
-def test_an_unsettled_reservation_stays_charged(db: Path, key: ApiKey) -> None:
+def test_an_unsettled_reservation_stays_charged(state_db: str, key: ApiKey) -> None:
     # a server that dies mid-run never settles: the reservation is what the key is charged
-    crashed = KeyStore.open(f"sqlite:///{db}").unwrap()
+    crashed = KeyStore.open(state_db).unwrap()
     admit(crashed, key, TIER, now=T0, costly=True, reserve_usd=0.7).unwrap()
     crashed.close()
-    restarted = KeyStore.open(f"sqlite:///{db}").unwrap()
+    restarted = KeyStore.open(state_db).unwrap()
     assert spent_today(restarted, key.id, T0).unwrap() == pytest.approx(0.7)
     restarted.close()
 
 
-def test_simultaneous_runs_never_reserve_more_than_the_cap(key: ApiKey, db: Path) -> None:
+def test_simultaneous_runs_never_reserve_more_than_the_cap(key: ApiKey, state_db: str) -> None:
     # ten server processes admit one run each at the same moment, each wanting the full model budget
-    results = at_once(db, 10, lambda own: admit(own, key, TIER, now=T0, costly=True, reserve_usd=0.3))
+    results = at_once(state_db, 10, lambda own: admit(own, key, TIER, now=T0, costly=True, reserve_usd=0.3))
     admitted = [r.value for r in results if isinstance(r, Ok)]
     assert len(results) == 10 and len(admitted) == 4  # 0.3 + 0.3 + 0.3 + the last 0.1
     assert sum(a.reserved_usd for a in admitted) == pytest.approx(1.0)

@@ -5,30 +5,28 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
 from findesk.core.access.keys import ApiKey, KeyStore
 from findesk.core.result import Err, ErrorCode
+from state_kit import rows, sqlite_file, tables
 
 TIERS = ("free", "pro", "team")
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "state" / "audit.sqlite3"
-
-
-@pytest.fixture
-def store(db: Path) -> Iterator[KeyStore]:
-    opened = KeyStore.open(f"sqlite:///{db}").unwrap()
+def store(state_db: str) -> Iterator[KeyStore]:
+    opened = KeyStore.open(state_db).unwrap()
     yield opened
     opened.close()
 
 
-def raw_bytes(db: Path) -> bytes:
-    """Everything SQLite keeps for this database: the file and any WAL / journal beside it."""
+def stored_bytes(url: str) -> bytes:
+    """What the database keeps: SQLite's file and any WAL / journal beside it; PostgreSQL's key rows."""
+    db = sqlite_file(url)
+    if db is None:
+        return repr(rows(url, "SELECT * FROM api_keys")).encode()
     return b"".join(path.read_bytes() for path in sorted(db.parent.glob(db.name + "*")))
 
 
@@ -37,21 +35,21 @@ def refused(result: object) -> Err:
     return result
 
 
-def test_the_database_holds_the_hash_never_the_secret(store: KeyStore, db: Path) -> None:
+def test_the_database_holds_the_hash_never_the_secret(store: KeyStore, state_db: str) -> None:
     key, secret = store.create("Alice's desk", "pro", tiers=TIERS).unwrap()
     token = secret.split("_", 2)[2]  # the token itself may contain "_"
     assert secret == f"fdk_{key.id}_{token}" and len(token) == 43
     store.close()
 
-    stored = raw_bytes(db)
+    stored = stored_bytes(state_db)
     assert secret.encode() not in stored and token.encode() not in stored
     assert hashlib.sha256(secret.encode()).hexdigest().encode() in stored  # we read the right bytes
     assert key.id.encode() in stored  # the id is public
 
 
-def test_a_secret_verifies_and_a_one_character_change_does_not(store: KeyStore, db: Path) -> None:
+def test_a_secret_verifies_and_a_one_character_change_does_not(store: KeyStore, state_db: str) -> None:
     key, secret = store.create("desk", "free", tiers=TIERS).unwrap()
-    other = KeyStore.open(f"sqlite:///{db}").unwrap()  # another server process sees the same keys
+    other = KeyStore.open(state_db).unwrap()  # another server process sees the same keys
     try:
         found = other.verify(f"  {secret}\n").unwrap()  # surrounding whitespace from a header is fine
     finally:
@@ -129,11 +127,14 @@ def test_names_are_trimmed_and_eighty_characters_are_allowed(store: KeyStore) ->
     assert key.name == "n" * 80
 
 
-def test_opening_read_only_creates_nothing(tmp_path: Path) -> None:
-    db = tmp_path / "nothing" / "audit.sqlite3"
-    missing = refused(KeyStore.open(f"sqlite:///{db}", read_only=True))
+def test_opening_read_only_creates_nothing(state_db: str) -> None:
+    missing = refused(KeyStore.open(state_db, read_only=True))
     assert missing.code is ErrorCode.NOT_FOUND
-    assert not db.parent.exists()
+    db = sqlite_file(state_db)
+    if db is None:
+        assert tables(state_db) == set()  # an empty PostgreSQL database stays empty
+    else:
+        assert not db.parent.exists()
 
 
 @pytest.mark.parametrize(

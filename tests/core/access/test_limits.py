@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -23,6 +21,7 @@ from findesk.core.access.limits import (
 )
 from findesk.core.config import ApiSettings, ApiTier
 from findesk.core.result import Err, ErrorCode, Ok, Result
+from state_kit import count
 
 T0 = datetime(2025, 3, 4, 12, 0, tzinfo=UTC)
 TIERS = ("free", "pro")
@@ -31,11 +30,6 @@ TIERS = ("free", "pro")
 def refused(result: Result[Admission]) -> Err:
     assert isinstance(result, Err), result
     return result
-
-
-def request_rows(db: Path) -> int:
-    with sqlite3.connect(db) as conn:
-        return int(conn.execute("SELECT count(*) FROM api_requests").fetchone()[0])
 
 
 def test_the_fourth_request_in_a_minute_waits_until_the_first_ages_out(store: KeyStore, key: ApiKey) -> None:
@@ -56,21 +50,21 @@ def test_the_fourth_request_in_a_minute_waits_until_the_first_ages_out(store: Ke
 
 
 def test_retry_after_counts_down_to_the_oldest_request_leaving_the_window(
-    store: KeyStore, key: ApiKey, db: Path
+    store: KeyStore, key: ApiKey, state_db: str
 ) -> None:
     tier = ApiTier(rpm=3, daily_cost_usd=1.0)
     for offset in (0, 10, 20):
         admit(store, key, tier, now=T0 + timedelta(seconds=offset), costly=False).unwrap()
     denied = refused(admit(store, key, tier, now=T0 + timedelta(seconds=30), costly=False))
     assert retry_after_s(denied) == 30  # the request at T0 leaves the window at T0 + 60 s
-    assert request_rows(db) == 3  # a refused request is not recorded and does not count
+    assert count(state_db, "api_requests") == 3  # a refused request is not recorded and does not count
     assert admit(store, key, tier, now=T0 + timedelta(seconds=60), costly=False).unwrap().remaining_rpm == 0
 
 
-def test_twenty_simultaneous_requests_admit_exactly_the_limit(key: ApiKey, db: Path) -> None:
+def test_twenty_simultaneous_requests_admit_exactly_the_limit(key: ApiKey, state_db: str) -> None:
     tier = ApiTier(rpm=5, daily_cost_usd=1.0)
     # one store per thread, as separate server processes would have: separate engines and connections
-    results = at_once(db, 20, lambda own: admit(own, key, tier, now=T0, costly=False))
+    results = at_once(state_db, 20, lambda own: admit(own, key, tier, now=T0, costly=False))
 
     admitted = [r for r in results if isinstance(r, Ok)]
     denied = [r for r in results if isinstance(r, Err)]
@@ -78,7 +72,7 @@ def test_twenty_simultaneous_requests_admit_exactly_the_limit(key: ApiKey, db: P
     assert len(admitted) == 5
     assert {r.code for r in denied} == {ErrorCode.LIMIT_REACHED}
     assert sorted(r.value.remaining_rpm for r in admitted) == [0, 1, 2, 3, 4]
-    assert request_rows(db) == 5
+    assert count(state_db, "api_requests") == 5
 
 
 def test_the_daily_cost_cap_stops_briefings_but_not_reads_until_the_next_utc_day(
@@ -163,7 +157,7 @@ def test_admission_notes_when_a_key_was_last_used_and_refuses_a_key_revoked_sinc
 
 
 def test_old_request_rows_are_pruned_but_run_ownership_is_kept(
-    store: KeyStore, key: ApiKey, db: Path, monkeypatch: pytest.MonkeyPatch
+    store: KeyStore, key: ApiKey, state_db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     tier = ApiTier(rpm=5, daily_cost_usd=1.0)
     old = T0 - timedelta(days=3)
@@ -172,11 +166,12 @@ def test_old_request_rows_are_pruned_but_run_ownership_is_kept(
     record_cost(store, briefing.request_id, "old-run", 0.2).unwrap()
     recent = T0 - timedelta(days=1)
     admit(store, key, tier, now=recent, costly=False).unwrap()
-    assert request_rows(db) == 3
+    assert count(state_db, "api_requests") == 3
 
     monkeypatch.setattr(limits, "PRUNE_EVERY", 1)  # every admission prunes
     admit(store, key, tier, now=T0, costly=False).unwrap()
-    assert request_rows(db) == 3  # the old read is gone; the old run, yesterday's read and this one stay
+    # the old read is gone; the old run, yesterday's read and this one stay
+    assert count(state_db, "api_requests") == 3
     assert owns_run(store, key.id, "old-run").unwrap()
 
 

@@ -1,4 +1,5 @@
-"""The audit log: what a run leaves behind, how it is found again, and how it fails."""
+"""The audit log: what a run leaves behind, how it is found again, and how it fails. The tests that take
+``url`` run on SQLite and on PostgreSQL (``state_db``); the others are about SQLite files."""
 
 from __future__ import annotations
 
@@ -24,10 +25,16 @@ from findesk.core.events.model import (
 )
 from findesk.core.events.trace import EventBus, MemorySink, Tracer
 from findesk.core.result import Err, ErrorCode
+from state_kit import execute, sqlite_file, tables
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
+def url(state_db: str) -> str:
+    return state_db
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'state' / 'audit.sqlite3'}"
 
 
@@ -178,18 +185,21 @@ def test_unusable_locations_are_errors_not_exceptions(tmp_path: Path) -> None:
         assert result.reason
 
 
-def test_read_only_opening_creates_nothing(tmp_path: Path) -> None:
-    missing = tmp_path / "nowhere" / "audit.sqlite3"
-    result = AuditLog.open(f"sqlite:///{missing}", read_only=True)
+def test_read_only_opening_creates_nothing(url: str) -> None:
+    result = AuditLog.open(url, read_only=True)
     assert isinstance(result, Err) and result.code is ErrorCode.NOT_FOUND
-    assert str(missing) in result.reason
-    assert not (tmp_path / "nowhere").exists()
+    missing = sqlite_file(url)
+    if missing is None:
+        assert tables(url) == set()  # an empty PostgreSQL database stays empty
+    else:
+        assert str(missing) in result.reason
+        assert not missing.parent.exists()
 
 
-def test_write_never_waits_for_the_disk_and_flush_can_time_out(url: str) -> None:
+def test_write_never_waits_for_the_disk_and_flush_can_time_out(sqlite_url: str) -> None:
     # the writer waits up to an hour for the lock: a write() that waited for the disk would hang
-    log = AuditLog.open(url, busy_timeout_s=3600).unwrap()
-    blocker = sqlite3.connect(url.removeprefix("sqlite:///"), isolation_level=None)
+    log = AuditLog.open(sqlite_url, busy_timeout_s=3600).unwrap()
+    blocker = sqlite3.connect(sqlite_url.removeprefix("sqlite:///"), isolation_level=None)
     blocker.execute("BEGIN IMMEDIATE")  # another process holds the write lock
     tracer = Tracer(EventBus([log]))
     emitted = threading.Event()
@@ -219,8 +229,7 @@ def test_a_broken_database_makes_flush_false_and_is_reported_once(
     tracer = Tracer(EventBus([log]))
     tracer.emit(RunWarning(code="w", message="before"))
     assert log.flush(timeout=10)
-    with sqlite3.connect(url.removeprefix("sqlite:///")) as raw:
-        raw.execute("DROP TABLE events")
+    execute(url, "DROP TABLE events")
 
     tracer.emit(RunWarning(code="w", message="lost"))
     assert log.flush(timeout=10) is False

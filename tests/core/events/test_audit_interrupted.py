@@ -1,7 +1,8 @@
 """Runs a crash left ``running`` are closed as interrupted, and only those: a run whose process died
 (kill -9) gets one terminal ``interrupted`` error event naming the process and reads as an error; a run
 of a live process (this one, or another host's server that still beats) is left alone, so a server
-starting on a shared database never closes another live server's runs."""
+starting on a shared database never closes another live server's runs. Each test runs on SQLite and on
+PostgreSQL (``state_db``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ import subprocess
 import sys
 import time
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 from findesk.core.events import owners
 from findesk.core.events.audit import AuditLog
@@ -50,8 +50,8 @@ def _other_host(log: AuditLog, run_id: str, pid: int, seen_s_ago: float) -> None
         owners.claim(conn, log._insert, far, [run_id], time.time() - seen_s_ago)
 
 
-def test_a_run_whose_process_died_is_closed_as_interrupted_and_live_runs_are_not(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'audit.sqlite3'}"
+def test_a_run_whose_process_died_is_closed_as_interrupted_and_live_runs_are_not(state_db: str) -> None:
+    url = state_db
     crashed = subprocess.run(
         [sys.executable, "-c", _CRASHING_WRITER, url, "0190deadrun0001"],
         capture_output=True,
@@ -94,8 +94,8 @@ def test_a_run_whose_process_died_is_closed_as_interrupted_and_live_runs_are_not
         log.close()
 
 
-def test_a_log_opened_read_only_cannot_close_runs(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'audit.sqlite3'}"
+def test_a_log_opened_read_only_cannot_close_runs(state_db: str) -> None:
+    url = state_db
     AuditLog.open(url).unwrap().close()
     reader = AuditLog.open(url, read_only=True).unwrap()
     try:
@@ -114,8 +114,8 @@ def _dead_here(log: AuditLog, run_id: str) -> None:
         owners.claim(conn, log._insert, gone, [run_id], time.time())
 
 
-def test_readers_show_a_dead_process_run_as_interrupted_before_anything_closes_it(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'audit.sqlite3'}"
+def test_readers_show_a_dead_process_run_as_interrupted_before_anything_closes_it(state_db: str) -> None:
+    url = state_db
     log = AuditLog.open(url).unwrap()
     try:
         _dead_here(log, "0190deadhere001")
@@ -142,8 +142,8 @@ def test_readers_show_a_dead_process_run_as_interrupted_before_anything_closes_i
         log.close()
 
 
-def test_a_run_being_resumed_is_not_closed_under_it(tmp_path: Path) -> None:
-    log = AuditLog.open(f"sqlite:///{tmp_path / 'audit.sqlite3'}").unwrap()
+def test_a_run_being_resumed_is_not_closed_under_it(state_db: str) -> None:
+    log = AuditLog.open(state_db).unwrap()
     try:
         _dead_here(log, "0190resumed0001")
         _dead_here(log, "0190otherdead01")
@@ -154,24 +154,25 @@ def test_a_run_being_resumed_is_not_closed_under_it(tmp_path: Path) -> None:
         log.close()
 
 
-def test_an_older_log_without_owner_tables_still_reads_and_derives_from_quiet_runs(tmp_path: Path) -> None:
+def test_an_older_log_without_owner_tables_still_reads_and_derives_from_quiet_runs(state_db: str) -> None:
     """A log written before owners were kept, opened only read-only: no owner tables, no error; a run
     quiet for longer than ``STALE_S`` reads interrupted, a recent one running."""
     from sqlalchemy import create_engine, text
 
-    path = tmp_path / "audit.sqlite3"
-    url = f"sqlite:///{path}"
+    url = state_db
     log = AuditLog.open(url).unwrap()
     _start(log, "0190oldquiet001")
     _start(log, "0190oldrecent01")
     log.close()
     engine = create_engine(url)
+    old = datetime.now(UTC) - timedelta(seconds=owners.STALE_S + 60)
     with engine.begin() as conn:
         conn.execute(text("DROP TABLE run_owners"))
         conn.execute(text("DROP TABLE owners"))
         conn.execute(
             text("UPDATE runs SET updated_at = :old WHERE run_id = '0190oldquiet001'"),
-            {"old": datetime.now(UTC).replace(tzinfo=None) - timedelta(seconds=owners.STALE_S + 60)},
+            # as each backend keeps it: SQLite naive UTC, PostgreSQL a timestamptz
+            {"old": old.replace(tzinfo=None) if engine.dialect.name == "sqlite" else old},
         )
     engine.dispose()
     reader = AuditLog.open(url, read_only=True).unwrap()

@@ -1,10 +1,10 @@
-"""The decision log on a real SQLite file: logged once per run, scored once, per user, and lessons that
-exist only from the day after their outcome was known."""
+"""The decision log on a real database, a SQLite file and a PostgreSQL database (``state_db``): logged
+once per run, scored once, per user, and lessons that exist only from the day after their outcome was
+known."""
 
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -25,14 +25,15 @@ from findesk.knowledge.memory.decisions import (
 )
 from findesk.workflows.trading import memory_hooks
 from findesk.workflows.trading.memory_hooks import recall_log
+from state_kit import execute, sqlite_file, tables
 
 DECIDED = date(2024, 5, 10)
 EXIT = date(2024, 6, 10)
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'state.sqlite3'}"
+def url(state_db: str) -> str:
+    return state_db
 
 
 @pytest.fixture
@@ -198,22 +199,20 @@ def test_texts_are_cleaned_and_capped(log: DecisionLog) -> None:
     assert len(stored.lesson) <= MAX_LESSON_CHARS
 
 
-def test_reading_creates_nothing_and_an_older_database_still_lists_its_facts(
-    tmp_path: Path, url: str
-) -> None:
+def test_reading_creates_nothing_and_an_older_database_still_lists_its_facts(url: str) -> None:
     reader = DecisionLog(url, read_only=True)
     assert reader.decisions("alice").unwrap() == []
     assert reader.reflections("alice", None, date(2030, 1, 1)).unwrap() == []
     reader.close()
-    assert not (tmp_path / "state.sqlite3").exists()
+    path = sqlite_file(url)
+    assert not path.exists() if path is not None else tables(url) == set()
 
-    store = MemoryStore(url)  # a database written before the decision log existed
+    store = MemoryStore(url)
     store.add_facts("alice", extract_facts("I own 200 shares of AAPL")).unwrap()
     store.close()
-    db = sqlite3.connect(tmp_path / "state.sqlite3")
-    tables = {r[0] for r in db.execute("select name from sqlite_master")}
-    db.close()
-    assert "memory_decisions" not in tables
+    # a database written before the decision log existed, only ever read since (a write would migrate it)
+    execute(url, "DROP TABLE memory_reflections", "DROP TABLE memory_decisions")
+    assert "memory_decisions" not in tables(url)
     facts = MemoryStore(url, read_only=True)
     assert [f.subject for f in facts.facts("alice").unwrap()] == ["AAPL"]  # read-only facts still read
     facts.close()

@@ -1,4 +1,5 @@
-"""The memory store on a real SQLite file: sessions and facts per user, capped, never crossing users."""
+"""The memory store on a real database, a SQLite file and a PostgreSQL database (``state_db``): sessions
+and facts per user, capped, never crossing users."""
 
 from __future__ import annotations
 
@@ -16,11 +17,12 @@ from findesk.knowledge.memory import MemoryStore, NewFact, Turn, extract_facts
 from findesk.knowledge.memory import store as store_module
 from findesk.knowledge.memory.models import MAX_FACTS_PER_USER, MAX_TURNS_PER_SESSION
 from findesk.tools.catalog import SERVICE_FACTORIES, close_tool_context, open_tool_context
+from state_kit import execute, sqlite_file, tables
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> MemoryStore:
-    opened = MemoryStore(f"sqlite:///{tmp_path / 'state.sqlite3'}")
+def store(state_db: str) -> MemoryStore:
+    opened = MemoryStore(state_db)
     yield opened  # type: ignore[misc]
     opened.close()
 
@@ -102,11 +104,11 @@ def test_bad_ids_and_injected_facts_are_refused_and_sql_text_is_stored_as_text(s
     assert isinstance(store.forget("alice", "../../etc"), Err)
 
 
-def test_a_read_only_store_without_a_database_reads_empty_and_creates_nothing(tmp_path: Path) -> None:
-    path = tmp_path / "none" / "state.sqlite3"
-    reader = MemoryStore(f"sqlite:///{path}", read_only=True)
+def test_a_read_only_store_without_a_database_reads_empty_and_creates_nothing(state_db: str) -> None:
+    reader = MemoryStore(state_db, read_only=True)
     assert reader.facts("alice").unwrap() == [] and reader.session_turns("alice", "s").unwrap() == []
-    assert not path.exists()
+    path = sqlite_file(state_db)
+    assert not path.exists() if path is not None else tables(state_db) == set()
     with pytest.raises(RuntimeError):
         reader.forget_all("alice")
     reader.close()
@@ -163,17 +165,23 @@ def test_the_tool_context_carries_the_memory_store_and_opens_no_database_until_u
 def test_a_fact_stored_concurrently_loses_only_itself_not_the_questions_other_facts(
     store: MemoryStore,
 ) -> None:
-    from sqlalchemy import text
 
     store.facts("alice").unwrap()  # opens (creates) the database
-    engine = store._writer().unwrap()
-    with engine.begin() as conn:
-        # what a concurrent writer does on PostgreSQL: the BTC row appears between the check and the insert
-        conn.execute(
-            text(
-                "CREATE TRIGGER race BEFORE INSERT ON memory_facts WHEN NEW.subject = 'BTC' "
-                "BEGIN SELECT RAISE(ABORT, 'UNIQUE constraint failed: memory_facts.subject'); END"
-            )
+    # what a concurrent writer does: the BTC row appears between the check and the insert, which then
+    # fails on the unique constraint
+    if sqlite_file(store.url) is not None:
+        execute(
+            store.url,
+            "CREATE TRIGGER race BEFORE INSERT ON memory_facts WHEN NEW.subject = 'BTC' "
+            "BEGIN SELECT RAISE(ABORT, 'UNIQUE constraint failed: memory_facts.subject'); END",
+        )
+    else:
+        execute(
+            store.url,
+            "CREATE FUNCTION race() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+            "IF NEW.subject = 'BTC' THEN RAISE unique_violation USING MESSAGE = 'duplicate key'; END IF; "
+            "RETURN NEW; END $$",
+            "CREATE TRIGGER race BEFORE INSERT ON memory_facts FOR EACH ROW EXECUTE FUNCTION race()",
         )
     added = store.add_facts("alice", extract_facts("I own 200 shares of AAPL, 1.5 BTC and 10 ETH")).unwrap()
     assert [f.subject for f in added.stored] == ["AAPL", "ETH"]

@@ -3,7 +3,8 @@
 Rules:
 - only a SHA-256 hash of each secret is stored, never the secret (see ``keys.py`` for why a fast hash).
 - every timestamp is UTC (SQLite keeps them naive; ``core.storage.utc`` reads them back aware).
-- tables and indexes are created if missing, in one locked transaction, so concurrent openers agree.
+- created and changed only by the state database's migrations (``core.migrations``, run when a store
+  opens for writing); a change here needs a revision there (a test compares the two).
 - built on first use (``schema()``): SQLAlchemy costs ~0.2 s to import, and importing this package
   (for ``ApiKey`` or a tier check) must not pay it; opening the store does. ``metadata``,
   ``api_keys`` and ``api_requests`` stay readable as module attributes.

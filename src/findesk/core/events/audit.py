@@ -251,19 +251,7 @@ class AuditLog:
             if opened.code is ErrorCode.NOT_FOUND:
                 return Err(ErrorCode.NOT_FOUND, f"{opened.reason}: no run has been recorded")
             return opened
-        store = opened.value
-        if store.writer is not None:
-            from sqlalchemy.exc import SQLAlchemyError
-
-            from findesk.core.storage import database_error
-
-            try:
-                with store.writer.begin() as conn:
-                    owners.create_tables(conn)
-            except SQLAlchemyError as exc:
-                store.writer.dispose()
-                store.reader.dispose()
-                return database_error(exc, "create the run owners' tables", store.location)
+        store = opened.value  # opened for writing, the migrations created the owners' tables too
         return Ok(cls(store.location, store.reader, store.writer, store.backend))
 
     # -- writing -----------------------------------------------------------------------------
@@ -539,11 +527,19 @@ def audit_location(url: str) -> str:
 
 
 def _store(conn: Connection, batch: list[Event], insert: Callable[[Table], Any]) -> None:
+    if not batch:
+        return
     events_table = _schema().events
-    add_event = insert(events_table).on_conflict_do_nothing(index_elements=[events_table.c.event_id])
-    deltas: dict[str, _RunDelta] = {}
-    for ev in batch:
-        row = {
+    # One statement for the batch (a round trip per event is what PostgreSQL makes slow); RETURNING
+    # names the events that went in, since an INSERT's rowcount is not reliable across drivers
+    # (psycopg 3 under SQLAlchemy 2.1 reports -1) and a recorded event must not count twice.
+    add_events = (
+        insert(events_table)
+        .on_conflict_do_nothing(index_elements=[events_table.c.event_id])
+        .returning(events_table.c.event_id)
+    )
+    rows = [
+        {
             "event_id": ev.id,
             "run_id": ev.run_id,
             "seq": ev.seq,
@@ -553,10 +549,18 @@ def _store(conn: Connection, batch: list[Event], insert: Callable[[Table], Any])
             "agent": ev.agent,
             "payload": ev.to_json(),
         }
-        if conn.execute(add_event, row).rowcount:  # 0 when this event was already recorded
+        for ev in batch
+    ]
+    inserted = set(conn.execute(add_events, rows).scalars())
+    deltas: dict[str, _RunDelta] = {}
+    for ev in batch:
+        if ev.id in inserted:
+            inserted.discard(ev.id)  # the same event twice in one batch went in once
             ts = _utc(ev.ts)
             deltas.setdefault(ev.run_id, _RunDelta(ev.run_id, ts, ts)).add(ev)
-    for delta in deltas.values():
+    # in run id order: two PostgreSQL writers updating the same runs lock their rows in one order, so
+    # they queue instead of deadlocking
+    for delta in sorted(deltas.values(), key=lambda d: d.run_id):
         conn.execute(_upsert_run(insert, delta))
 
 

@@ -12,7 +12,8 @@ Rules:
   closes the runs of a live server sharing its database. A run recorded before owners were kept has
   none: it counts as interrupted once quiet for ``STALE_S``.
 - The tables have their own metadata, beside the audit log's, so an older log (without them) still
-  opens read-only (its runs have no owner); writers create them.
+  opens read-only (its runs have no owner); opening for writing migrates the database, which creates
+  them (``core.migrations``).
 - Deciding is read-only and cheap (one indexed lookup per 500 running runs, a ``/proc`` read per
   owner process on this host), so readers derive ``interrupted`` for display, and every CLI run
   checks before it takes a write lock to close anything.
@@ -86,11 +87,9 @@ def _tables() -> _Tables:
     return _Tables(metadata, owners, run_owners)
 
 
-def create_tables(conn: Connection) -> None:
-    from sqlalchemy.schema import CreateTable
-
-    for table in _tables().metadata.sorted_tables:
-        conn.execute(CreateTable(table, if_not_exists=True))
+def metadata() -> MetaData:
+    """The owners' tables (for the schema check of the migrations)."""
+    return _tables().metadata
 
 
 def this_process() -> Owner:

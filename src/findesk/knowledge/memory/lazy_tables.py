@@ -3,7 +3,8 @@ this one way of holding their engines.
 
 Rules:
 - ``LazyTables(url)`` connects nothing; the first read or write opens the engines through
-  ``core.storage.open_store`` (SQLite by default, PostgreSQL by URL; tables created unless read-only),
+  ``core.storage.open_store`` (SQLite by default, PostgreSQL by URL; migrated to the newest schema unless
+  read-only),
   and a failed open is retried on the next call. ``close`` releases them; it is idempotent.
 - Read-only: ``_reader`` is ``Ok(None)`` while the database or the tables do not exist yet (nothing
   stored), and asking for the writer is a programming error (``RuntimeError``).

@@ -12,6 +12,8 @@ Rules:
   (user, id) with id ``<run_id>.<role>``, so settling a decision twice stores its lessons once.
 - built on first use (``schema()``), like ``core.access.schema``: importing memory's models costs no
   SQLAlchemy; opening the store does.
+- created and changed only by the state database's migrations (``core.migrations``); a change here
+  needs a revision there (a test compares the two).
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 Rules:
 - opened through ``core.storage.open_store`` like the audit log and the API key store (SQLite by
-  default, PostgreSQL by URL; tables created if missing). The engines are opened on first use, so a
-  tool context that never touches memory creates nothing; a failed open is retried on the next call.
+  default, PostgreSQL by URL: ``audit_url``; the schema migrated on the first write open). The engines
+  are opened on first use, so a tool context that never touches memory creates nothing; a failed open
+  is retried on the next call.
 - per user, always: every read and delete filters on the user id, so another user's fact is
   ``not_found`` exactly like one that does not exist, and a session id names a session of one user.
 - bounded: a session keeps its newest ``MAX_TURNS_PER_SESSION`` turns, a user their newest

@@ -1,0 +1,1 @@
+"""The revisions of the state database, oldest first by ``down_revision`` (Alembic skips this file)."""
