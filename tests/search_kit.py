@@ -125,6 +125,7 @@ def corpus_sources() -> list[SourceDocument]:
     ]
 
 
-def build(path: Path, sources: list[SourceDocument] | None = None) -> BuildReport:
+def build(path: Path | str, sources: list[SourceDocument] | None = None) -> BuildReport:
+    """Build the corpus into ``path``: an index directory or a PostgreSQL URL."""
     with RetrievalIndex.open(path) as index:
         return index.build(sources if sources is not None else corpus_sources())

@@ -15,8 +15,10 @@ Rules:
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
+from collections.abc import Mapping
 from datetime import date
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -199,6 +201,36 @@ class SandboxSettings(BaseModel):
     output_bytes: int = Field(20_000, ge=100, le=10_000_000)
 
 
+class TelemetrySettings(BaseModel):
+    """``[telemetry]``: every run exported as OpenTelemetry spans over OTLP/HTTP (``core.events.otel``),
+    for Langfuse, Jaeger, Grafana Tempo or any collector. Off while ``otlp_endpoint`` is unset; needs the
+    ``findesk[otel]`` extra."""
+
+    model_config = ConfigDict(allow_inf_nan=False, extra="forbid")
+
+    # the full traces URL, e.g. http://127.0.0.1:4318/v1/traces (Jaeger, a collector) or
+    # https://cloud.langfuse.com/api/public/otel/v1/traces
+    otlp_endpoint: str | None = None
+    headers: dict[str, SecretStr] = Field(default_factory=dict)  # e.g. {"Authorization": "Basic ..."}
+    service_name: str = Field("findesk", min_length=1)
+    timeout_s: float = Field(5.0, gt=0, le=60)  # one export request, retries included
+    # how long a process that ends waits for its last spans; a collector that is down costs no more
+    flush_timeout_s: float = Field(2.0, ge=0, le=30)
+
+
+class ExecutorSettings(BaseModel):
+    """``[executor]``: where batch fan-outs (backtests, scan-to-trade desk runs, index encoding) run:
+    ``local`` (a process pool on this machine) or ``ray`` (a Ray cluster; ``findesk.core.executor``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["local", "ray"] = "local"
+    # ray: "HOST:PORT" of a running head (``ray start --head``), or "local" (None) for a private one
+    address: str | None = None
+    # a private local Ray's shared-memory object store (Ray's default is 30 % of RAM)
+    object_store_mb: int = Field(256, ge=64, le=65536)
+
+
 def _config_file() -> Path | None:
     explicit = os.environ.get("FINDESK_CONFIG")
     if explicit:
@@ -236,6 +268,8 @@ class Settings(BaseSettings):
     state_dir: Path = Field(default_factory=lambda: Path.home() / ".local" / "share" / "findesk")
     audit_url: str | None = None  # default: sqlite:///<state_dir>/audit.sqlite3
     index_dir: Path | None = None  # the retrieval index; default: <cache_dir>/retrieval
+    # the retrieval index on PostgreSQL (postgresql://…, shared by several servers); replaces index_dir
+    retrieval_url: str | None = None
 
     sec_user_agent: str | None = None  # "Name email@example.com", required by SEC for live calls
     fred_api_key: SecretStr | None = None
@@ -255,6 +289,8 @@ class Settings(BaseSettings):
     email: EmailSettings = Field(default_factory=EmailSettings)
     movers: MoversSettings = Field(default_factory=MoversSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    executor: ExecutorSettings = Field(default_factory=ExecutorSettings)
+    telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
 
     @classmethod
     def settings_customise_sources(
@@ -277,6 +313,10 @@ class Settings(BaseSettings):
     def resolved_index_dir(self) -> Path:
         """Where ``findesk index build`` writes and ``findesk search`` reads: derived data, so a cache."""
         return self.index_dir or self.cache_dir / "retrieval"
+
+    def index_target(self) -> Path | str:
+        """Where the retrieval index lives: ``retrieval_url`` when set, else the directory."""
+        return self.retrieval_url or self.resolved_index_dir()
 
     def resolved_snapshot_dir(self) -> Path | None:
         """The configured snapshot directory, or ``../shared/snapshot`` when it exists."""
@@ -301,12 +341,45 @@ def load_settings(**overrides: Any) -> Result[Settings]:
             f"{named} {path}, which is a folder, not a TOML file; "
             f"point FINDESK_CONFIG at a file such as {path / 'findesk.toml'}",
         )
+    unknown = unknown_env_setting(os.environ)
+    if unknown is not None:
+        return Err(ErrorCode.INVALID_INPUT, unknown)
     try:
         return Ok(Settings(**overrides))
     except ValidationError as exc:
         return Err(ErrorCode.INVALID_INPUT, f"invalid setting {validation_reason(exc, limit=1)}")
     except (OSError, ValueError) as exc:  # unreadable or malformed TOML
         return Err(ErrorCode.INVALID_INPUT, f"could not read the config file: {exc}")
+
+
+# FINDESK_* variables that are not settings: read by the code that needs them
+_NOT_SETTINGS = {"FINDESK_CONFIG", "FINDESK_DEBUG", "FINDESK_WORKFLOWS"}
+_TEST_HOOKS = "FINDESK_TEST_"
+
+
+def unknown_env_setting(environ: Mapping[str, str]) -> str | None:
+    """Why the first ``FINDESK_*`` variable that names no setting is refused, or ``None``.
+
+    pydantic-settings skips such a variable without a word, so a misspelt ``FINDESK_AUDITURL`` on one of
+    several servers would quietly give that server a private SQLite file, and its own rate limits.
+    Names are checked down through nested sections; below a free-form mapping (``llm.servers``,
+    ``api.tiers``) any key is allowed.
+    """
+    for name in sorted(environ):
+        if not name.startswith("FINDESK_") or name in _NOT_SETTINGS or name.startswith(_TEST_HOOKS):
+            continue
+        model: type[BaseModel] | None = Settings
+        for part in name.removeprefix("FINDESK_").lower().split("__"):
+            if model is None:
+                break  # inside a mapping: free keys
+            fields = model.model_fields
+            if part not in fields:
+                near = difflib.get_close_matches(part, list(fields), n=1)
+                hint = f" (did you mean {name.rsplit(part.upper(), 1)[0]}{near[0].upper()}?)" if near else ""
+                return f"{name} is not a findesk setting{hint}; `findesk config show` lists them"
+            annotation = fields[part].annotation
+            model = annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+    return None
 
 
 def masked_settings(settings: Settings) -> dict[str, Any]:

@@ -92,7 +92,7 @@ async def _open_filing_index(settings: Settings, _ctx: ToolContext) -> Result[ob
     from findesk.knowledge.retrieval.service import IndexSearch
 
     # opened (with tantivy and the embedding model) on the first search, so other runs pay nothing
-    return Ok(IndexSearch(settings.resolved_index_dir()))
+    return Ok(IndexSearch(settings.index_target()))  # a directory, or PostgreSQL by URL
 
 
 async def _close_service(service: object) -> None:

@@ -1,4 +1,4 @@
-"""Fakes for the retrieval index tests: a hashing encoder and small page-corpus sources.
+"""Fakes for the retrieval index tests: a hashing encoder, small page-corpus sources, index targets.
 
 Rules: ``HashEncoder`` is a deterministic bag-of-words embedding (each lower-cased word hashed into one of
 ``dim`` buckets, rows normalised), so texts sharing words are near each other and tests never load the
@@ -11,11 +11,19 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
 from findesk.knowledge.retrieval.chunks import Chunk, DocumentInfo, PageRecord, chunk_pages
 from findesk.knowledge.retrieval.index import SourceDocument
+
+
+class IndexAt(Protocol):
+    """The ``index_at`` fixtures: where the index called ``name`` lives (a directory or a PostgreSQL URL)."""
+
+    def __call__(self, name: str = "ix") -> Path | str: ...
 
 
 class HashEncoder:

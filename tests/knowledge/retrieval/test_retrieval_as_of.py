@@ -3,7 +3,8 @@
 A phrase no other document contains is planted in an 8-K and an earnings call dated after ``AS_OF``.
 Searching for exactly that phrase under ``AS_OF`` through ``retrieve``, ``findesk search --as-of`` and
 the ``search_filings`` tool returns other passages (the search itself works) but never the planted
-ones; without an as-of date the planted passages come first, so the test can fail.
+ones; without an as-of date the planted passages come first, so the test can fail. Both backends: the
+PostgreSQL index is reached through the same ``--index`` option and ``retrieval_url`` setting.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from retrieval_fakes import IndexAt
 from typer.testing import CliRunner
 
 from findesk.core.config import Settings
@@ -31,14 +33,14 @@ QUERIES = [PLANTED, PLANTED.lower(), f'"{PLANTED}"', f"ACME 2025 8-K {PLANTED}",
 
 
 @pytest.fixture(scope="module")
-def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("as-of") / "index"
+def index_dir(module_index_at: IndexAt) -> Path | str:
+    path = module_index_at("as-of")
     build(path)
     return path
 
 
 @pytest.fixture(scope="module")
-def index(index_dir: Path) -> Iterator[RetrievalIndex]:
+def index(index_dir: Path | str) -> Iterator[RetrievalIndex]:
     with RetrievalIndex.open(index_dir, create=False) as idx:
         yield idx
 
@@ -62,7 +64,7 @@ def test_retrieve_without_as_of_finds_the_planted_phrase_first(index: RetrievalI
     assert len(_planted([h.chunk.text for h in got.hits])) == 2  # the 8-K and the call
 
 
-def test_cli_search_as_of_hides_the_planted_document(index_dir: Path) -> None:
+def test_cli_search_as_of_hides_the_planted_document(index_dir: Path | str) -> None:
     later = CliRunner().invoke(app, ["search", PLANTED, "--index", str(index_dir), "--json"])
     assert later.exit_code == 0, later.output
     urls = [h["citation"]["url"] for h in json.loads(later.stdout)["data"]["hits"]]
@@ -81,9 +83,12 @@ def test_cli_search_as_of_hides_the_planted_document(index_dir: Path) -> None:
 
 
 def test_search_filings_tool_applies_the_runs_as_of(
-    index_dir: Path, snapshot_dir: Path, tmp_path: Path
+    index_dir: Path | str, snapshot_dir: Path, tmp_path: Path
 ) -> None:
-    settings = Settings(snapshot_dir=snapshot_dir, cache_dir=tmp_path, index_dir=index_dir, chains={})
+    where = {"retrieval_url": index_dir} if isinstance(index_dir, str) else {"index_dir": index_dir}
+    settings = Settings.model_validate(
+        {"snapshot_dir": snapshot_dir, "cache_dir": tmp_path, "chains": {}, **where}
+    )
 
     def run(query: str, at: str) -> list[str]:
         context = resolve_context(settings, mode="snapshot", as_of=at)

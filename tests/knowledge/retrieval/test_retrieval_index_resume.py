@@ -2,7 +2,9 @@
 
 A real child process builds the index and is killed (kill -9) at two moments: while a batch is being
 loaded and embedded, and in the worst window, after the lexical and vector stores committed a batch
-but before the catalogue marked it complete. The encoder is the explicit fake ``HashEncoder``.
+but before the catalogue marked it complete. The encoder is the explicit fake ``HashEncoder``. Both
+backends: on PostgreSQL the killed process's sessions are rolled back and its advisory lock released
+by the server, which the test waits for (at once on a local socket).
 """
 
 from __future__ import annotations
@@ -12,11 +14,13 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
-from retrieval_fakes import HashEncoder, corpus
+from retrieval_fakes import HashEncoder, IndexAt, corpus
 
+from findesk.knowledge.retrieval.backends import open_stores
 from findesk.knowledge.retrieval.index import BATCH_DOCUMENTS, RetrievalIndex
 from findesk.knowledge.retrieval.models import Filters, ScoredId
 
@@ -28,43 +32,45 @@ CHILD = textwrap.dedent(
     import sys, time
     sys.path.insert(0, sys.argv[1])
     from retrieval_fakes import HashEncoder, corpus
-    from findesk.knowledge.retrieval import catalogue
+    from findesk.knowledge.retrieval import catalogue, pg_catalogue
     from findesk.knowledge.retrieval.index import RetrievalIndex
 
-    path, docs, moment = sys.argv[2], int(sys.argv[3]), sys.argv[4]
+    target, docs, moment = sys.argv[2], int(sys.argv[3]), sys.argv[4]
     batches = 0
-    real_complete = catalogue.Catalogue.complete
 
-    def complete(self, done):
-        global batches
-        batches += 1
-        if moment == "before-complete" and batches == 2:
-            print("STORES-COMMITTED", flush=True)  # the stores hold batch 2; the catalogue does not
-            time.sleep(60)
-        return real_complete(self, done)
+    def pause_before(real):
+        def complete(self, done):
+            global batches
+            batches += 1
+            if moment == "before-complete" and batches == 2:
+                print("STORES-COMMITTED", flush=True)  # the stores hold batch 2; the catalogue does not
+                time.sleep(60)
+            return real(self, done)
+        return complete
 
-    catalogue.Catalogue.complete = complete
+    catalogue.Catalogue.complete = pause_before(catalogue.Catalogue.complete)
+    pg_catalogue.PgCatalogue.complete = pause_before(pg_catalogue.PgCatalogue.complete)
 
     def progress(p):
         if moment == "while-loading" and p.done == docs - 3:
             print("LOADING", flush=True)  # batches so far are committed, the current one is in memory
             time.sleep(60)
 
-    with RetrievalIndex.open(__import__("pathlib").Path(path), encoder=HashEncoder()) as index:
+    with RetrievalIndex.open(target, encoder=HashEncoder()) as index:  # a directory or a URL
         index.build(corpus(docs), progress=progress)
     print("FINISHED", flush=True)
     """
 )
 
 
-def kill_build(path: Path, moment: str) -> None:
-    """Run a build in a child process and SIGKILL it at ``moment``."""
+def kill_build(target: Path | str, moment: str) -> None:
+    """Run a build in a child process, SIGKILL it at ``moment`` and wait until its write lock is free."""
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(Path.cwd() / "src"), os.environ.get("PYTHONPATH", "")]),
     }
     child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(Path(__file__).parent), str(path), str(DOCS), moment],
+        [sys.executable, "-c", CHILD, str(Path(__file__).parent), str(target), str(DOCS), moment],
         stdout=subprocess.PIPE,
         text=True,
         env=env,
@@ -79,6 +85,14 @@ def kill_build(path: Path, moment: str) -> None:
         if child.poll() is None:
             child.kill()
             child.wait()
+    stores = open_stores(target, create=False)
+    try:
+        deadline = time.monotonic() + 10
+        while not stores.lock.try_acquire():  # PostgreSQL ends the dead process's session a moment later
+            assert time.monotonic() < deadline, "the killed build's write lock was never released"
+            time.sleep(0.05)
+    finally:
+        stores.close()
 
 
 Ranked = dict[str, list[tuple[float, str]]]
@@ -100,8 +114,8 @@ def snapshot(index: RetrievalIndex) -> tuple[list[str], Ranked, Ranked]:
 
 
 @pytest.fixture(scope="module")
-def clean(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[str], Ranked, Ranked]:
-    with RetrievalIndex.open(tmp_path_factory.mktemp("clean") / "ix", encoder=HashEncoder()) as index:
+def clean(module_index_at: IndexAt) -> tuple[list[str], Ranked, Ranked]:
+    with RetrievalIndex.open(module_index_at("clean"), encoder=HashEncoder()) as index:
         index.build(corpus(DOCS))
         return snapshot(index)
 
@@ -114,12 +128,12 @@ def clean(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[str], Ranked, 
     ],
 )
 def test_a_killed_build_resumes_to_the_same_index_as_a_clean_build(
-    tmp_path: Path,
+    module_index_at: IndexAt,
     moment: str,
     committed: int,
     clean: tuple[list[str], Ranked, Ranked],
 ) -> None:
-    path = tmp_path / "ix"
+    path = module_index_at(f"killed-{moment}")
     kill_build(path, moment)
 
     with RetrievalIndex.open(path, encoder=HashEncoder()) as index:

@@ -1,17 +1,24 @@
-"""The BM25 index: every filter field, filters before ranking, hostile query text, deletes and persistence."""
+"""The BM25 index: every filter field, filters before ranking, hostile query text, deletes and persistence.
+
+Every test runs on both lexical stores: tantivy (embedded) and PostgreSQL full-text search ranked by
+BM25 in SQL (``pg_lexical``), each opened the way the index opens it (``backends.open_stores``).
+"""
 
 from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Callable, Iterator
 from datetime import date
-from pathlib import Path
 
 import pytest
+from retrieval_fakes import IndexAt
 
+from findesk.knowledge.retrieval.backends import LexicalStore, Stores, open_stores
 from findesk.knowledge.retrieval.chunks import Chunk, ChunkMeta
-from findesk.knowledge.retrieval.lexical import LexicalIndex
 from findesk.knowledge.retrieval.models import Filters
+
+Open = Callable[[], LexicalStore]  # opens (or reopens) the same lexical store
 
 
 def chunk(cid: str, text: str, doc_id: str = "doc-a", **meta: object) -> Chunk:
@@ -24,13 +31,26 @@ def chunk(cid: str, text: str, doc_id: str = "doc-a", **meta: object) -> Chunk:
     )
 
 
-def ids(index: LexicalIndex, text: str, filters: Filters | None = None, n: int = 10) -> list[str]:
+def ids(index: LexicalStore, text: str, filters: Filters | None = None, n: int = 10) -> list[str]:
     return [s.chunk_id for s in index.search(text, filters or Filters(), n)]
 
 
 @pytest.fixture
-def index(tmp_path: Path) -> LexicalIndex:
-    lex = LexicalIndex(tmp_path / "lexical")
+def open_lexical(index_at: IndexAt) -> Iterator[Open]:
+    opened: list[Stores] = []
+
+    def make() -> LexicalStore:
+        opened.append(open_stores(index_at("ix"), create=True))
+        return opened[-1].lexical
+
+    yield make
+    for stores in opened:
+        stores.close()
+
+
+@pytest.fixture
+def index(open_lexical: Open) -> LexicalStore:
+    lex = open_lexical()
     lex.add(
         [
             chunk(
@@ -104,13 +124,13 @@ def index(tmp_path: Path) -> LexicalIndex:
     ],
 )
 def test_each_filter_field_narrows_the_results(
-    index: LexicalIndex, filters: Filters, expected: set[str]
+    index: LexicalStore, filters: Filters, expected: set[str]
 ) -> None:
     assert set(ids(index, "revenue", filters)) == expected
 
 
-def test_filters_apply_before_ranking_so_n_results_come_back(tmp_path: Path) -> None:
-    lex = LexicalIndex(tmp_path / "lexical")
+def test_filters_apply_before_ranking_so_n_results_come_back(open_lexical: Open) -> None:
+    lex = open_lexical()
     # 30 MSFT chunks say "margin" many times; 5 AAPL chunks say it once among other words
     lex.add([chunk(f"m{i}", "margin margin margin margin", f"m{i}", ticker="MSFT") for i in range(30)])
     lex.add([chunk(f"a{i}", f"margin and {i} other words here", f"a{i}", ticker="AAPL") for i in range(5)])
@@ -120,7 +140,7 @@ def test_filters_apply_before_ranking_so_n_results_come_back(tmp_path: Path) -> 
     assert sorted(filtered) == [f"a{i}" for i in range(5)]
 
 
-def test_scores_are_bm25_and_ranks_follow_them(index: LexicalIndex) -> None:
+def test_scores_are_bm25_and_ranks_follow_them(index: LexicalStore) -> None:
     hits = index.search("revenue iphone demand", Filters(), 10)
     assert hits[0].chunk_id == "aapl-23"
     assert [h.rank for h in hits] == list(range(1, len(hits) + 1))
@@ -141,7 +161,7 @@ def test_scores_are_bm25_and_ranks_follow_them(index: LexicalIndex) -> None:
         "~~~ ^^^ \\\\",
     ],
 )
-def test_query_syntax_is_plain_text_and_never_raises(index: LexicalIndex, query: str) -> None:
+def test_query_syntax_is_plain_text_and_never_raises(index: LexicalStore, query: str) -> None:
     hits = ids(index, query)
     if "revenue" in query.lower():
         assert hits  # the plain word still counts
@@ -150,11 +170,11 @@ def test_query_syntax_is_plain_text_and_never_raises(index: LexicalIndex, query:
 
 
 @pytest.mark.parametrize("query", ["", "   \n\t", "the and of a", "!!! ??? ..."])
-def test_empty_or_stopword_only_queries_return_nothing(index: LexicalIndex, query: str) -> None:
+def test_empty_or_stopword_only_queries_return_nothing(index: LexicalStore, query: str) -> None:
     assert ids(index, query) == []
 
 
-def test_a_100kb_query_is_answered_quickly(index: LexicalIndex) -> None:
+def test_a_100kb_query_is_answered_quickly(index: LexicalStore) -> None:
     query = "revenue iphone " + " ".join(f"word{i}" for i in range(12_000))
     assert len(query) > 100_000
     started = time.monotonic()
@@ -162,33 +182,33 @@ def test_a_100kb_query_is_answered_quickly(index: LexicalIndex) -> None:
     assert time.monotonic() - started < 2.0
 
 
-def test_n_bounds_the_results(index: LexicalIndex) -> None:
+def test_n_bounds_the_results(index: LexicalStore) -> None:
     assert len(ids(index, "revenue", n=2)) == 2
     assert ids(index, "revenue", n=0) == []
 
 
-def test_deleting_a_document_removes_only_its_chunks_after_commit(index: LexicalIndex) -> None:
+def test_deleting_a_document_removes_only_its_chunks_after_commit(index: LexicalStore) -> None:
     index.delete_doc("aapl-10k-2023")
     assert "aapl-23" in ids(index, "revenue")  # not yet committed
     index.commit()
     assert set(ids(index, "revenue")) == {"aapl-q1", "msft-23", "call", "page"}
 
 
-def test_committed_chunks_survive_reopening_and_uncommitted_ones_do_not(tmp_path: Path) -> None:
-    first = LexicalIndex(tmp_path / "lexical")
+def test_committed_chunks_survive_reopening_and_uncommitted_ones_do_not(open_lexical: Open) -> None:
+    first = open_lexical()
     first.add([chunk("kept", "durable revenue")])
     first.commit()
     first.add([chunk("lost", "volatile revenue")])
     first.close()  # like a process that died before commit
-    again = LexicalIndex(tmp_path / "lexical")
+    again = open_lexical()
     assert ids(again, "revenue") == ["kept"]
     assert again.count() == 1
 
 
-def test_a_reader_sees_another_writers_commit(tmp_path: Path) -> None:
-    writer = LexicalIndex(tmp_path / "lexical")
+def test_a_reader_sees_another_writers_commit(open_lexical: Open) -> None:
+    writer = open_lexical()
     writer.commit()
-    reader = LexicalIndex(tmp_path / "lexical")
+    reader = open_lexical()
     writer.add([chunk("new", "fresh revenue")])
     writer.commit()
     assert ids(reader, "revenue") == ["new"]

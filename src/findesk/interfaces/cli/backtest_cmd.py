@@ -8,7 +8,8 @@ Rules:
   strategy name among the positional words is a strategy, tickers are written in capitals).
 - Bad input (an unknown strategy, the end before the start, a date after the as-of, an unknown ticker,
   malformed ``--costs`` / ``--params`` / ``--grid``) is one line on stderr and exit code 2, before any
-  backtest runs. A look-ahead read fails the run: one line naming the method, the session and the date
+  backtest runs. ``--executor ray`` without Ray installed, or a cluster that cannot be reached, is one
+  line too. A look-ahead read fails the run: one line naming the method, the session and the date
   read, exit code 1.
 """
 
@@ -40,6 +41,11 @@ class DeskMode(StrEnum):
     deterministic = "deterministic"
     auto = "auto"
     model = "model"
+
+
+class Executor(StrEnum):
+    local = "local"
+    ray = "ray"
 
 
 class DeskSizing(StrEnum):
@@ -159,7 +165,13 @@ def backtest(
         None, "--grid", help='JSON parameter grid: {"fast": [8, 12], "slow": [26]}.'
     ),
     walk_forward: bool = typer.Option(False, "--walk-forward", help="With --grid: walk-forward and PBO."),
-    workers: int = typer.Option(1, "--workers", min=1, max=64, help="Worker processes."),
+    workers: int = typer.Option(1, "--workers", min=1, max=64, help="Worker processes (--executor local)."),
+    executor: Executor | None = typer.Option(
+        None, "--executor", help="local (process pool) | ray (a Ray cluster); default: [executor] kind."
+    ),
+    address: str | None = typer.Option(
+        None, "--address", help="With --executor ray: HOST:PORT of a running Ray head, or 'local'."
+    ),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write cached results."),
     mode: DeskMode = typer.Option(DeskMode.deterministic, "--mode", help="The desk strategy's mode."),
     budget: float | None = typer.Option(None, "--budget", help="The desk's model budget, USD, whole run."),
@@ -214,6 +226,7 @@ def backtest(
         as_json,
     )
     session = ses.open_session(as_of, snapshot, as_json)
+    session = _on_executor(session, executor, address)
     report = _run(session, request, quiet or as_json)
     if isinstance(report, Err):
         if written is not None:
@@ -276,6 +289,18 @@ def _request(
         )
     except ValidationError as exc:
         return Err(ErrorCode.INVALID_INPUT, f"backtest: {validation_reason(exc, limit=1)}")
+
+
+def _on_executor(session: ses.Session, kind: Executor | None, address: str | None) -> ses.Session:
+    """The session with ``--executor`` / ``--address`` over the configured ``[executor]``."""
+    import dataclasses
+
+    from findesk.core.executor import choose
+
+    chosen = choose(session.settings.executor, kind.value if kind is not None else None, address)
+    if chosen is session.settings.executor:
+        return session
+    return dataclasses.replace(session, settings=session.settings.model_copy(update={"executor": chosen}))
 
 
 def _run(session: ses.Session, request: Any, quiet: bool) -> Result[Any]:

@@ -6,12 +6,17 @@ Rules:
   the project's JSON error body.
 - Everything is checked before anything is written: every ``--corpus`` is opened (a page corpus is
   read whole, so a corrupt line names its file and line and indexes nothing) before the index is.
+- ``--executor ray`` (or ``[executor] kind = "ray"``) encodes the chunks on a Ray cluster
+  (``embed_fanout``); loading, chunking and writing stay in this process, the index's one writer.
 - A build shows a progress bar on stderr (stdout stays the report, or the one JSON document). Ctrl-C
   keeps every committed batch and says "interrupted — run the same command again to resume"; the index
   itself purges a half-written batch when next opened, so the rerun equals an uninterrupted build.
 - Search text and filters come from the user; retrieved text comes from documents, so it is printed
   literally (never as rich markup) and on one line per passage, and cannot forge a result line.
-- The index lives where the settings say (``resolved_index_dir``) unless ``--index`` names another.
+- The index lives where the settings say (``index_target``: ``retrieval_url`` for PostgreSQL, else the
+  index directory) unless ``--index`` names another directory or PostgreSQL URL. Which backend that is
+  is the index's business (``knowledge.retrieval.backends``); output names it with a URL's password
+  masked.
 """
 
 from __future__ import annotations
@@ -39,15 +44,24 @@ index_app = typer.Typer(
 
 JSON = typer.Option(False, "--json", help="Print one JSON document instead of text.")
 INDEX = typer.Option(
-    None, "--index", help="Index directory (default: index_dir, else <cache_dir>/retrieval)."
+    None,
+    "--index",
+    help="Index directory or PostgreSQL URL (default: retrieval_url, else index_dir, "
+    "else <cache_dir>/retrieval).",
 )
 INTERRUPTED = "interrupted — run the same command again to resume"
 SNIPPET_CHARS = 320
 _YEARS = (1900, 2100)
 
 
-def _index_dir(settings: Settings, index: Path | None) -> Path:
-    return index.expanduser() if index is not None else settings.resolved_index_dir()
+def _index_target(settings: Settings, index: str | None) -> Path | str:
+    return index if index is not None else settings.index_target()
+
+
+def _where(target: Path | str) -> str:
+    from findesk.knowledge.retrieval.backends import describe
+
+    return describe(target)
 
 
 def _size(n: int) -> str:
@@ -57,13 +71,13 @@ def _size(n: int) -> str:
     return f"{n} B"
 
 
-def _open_for_build(path: Path) -> Result[RetrievalIndex]:
+def _open_for_build(target: Path | str, encoder: Any = None) -> Result[RetrievalIndex]:
     from findesk.knowledge.retrieval.index import RetrievalIndex, RetrievalIndexError
 
     try:
-        return Ok(RetrievalIndex.open(path, create=True))
+        return Ok(RetrievalIndex.open(target, create=True, encoder=encoder))
     except (RetrievalIndexError, OSError) as exc:
-        return Err(ErrorCode.UNAVAILABLE, f"cannot open the retrieval index at {path}: {exc}")
+        return Err(ErrorCode.UNAVAILABLE, f"cannot open the retrieval index at {_where(target)}: {exc}")
 
 
 @index_app.command("build")
@@ -74,9 +88,15 @@ def build(
         help="`snapshot` (every filing and earnings call of the snapshot, the default) or a page-corpus "
         "JSONL file (doc_name, page, text per line; .gz allowed); repeat to index several.",
     ),
-    index: Path | None = INDEX,
+    index: str | None = INDEX,
     prune: bool = typer.Option(
         False, "--prune", help="Also remove indexed documents that none of the corpora holds any more."
+    ),
+    executor: str | None = typer.Option(
+        None, "--executor", help="Encode on: local (this process) | ray (a Ray cluster); default [executor]."
+    ),
+    address: str | None = typer.Option(
+        None, "--address", help="With --executor ray: HOST:PORT of a running Ray head, or 'local'."
     ),
     as_json: bool = JSON,
 ) -> None:
@@ -86,10 +106,11 @@ def build(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from findesk.knowledge.retrieval.corpus import SNAPSHOT, Corpus, open_corpus
+    from findesk.knowledge.retrieval.embed_fanout import EncodingError
     from findesk.knowledge.retrieval.index import BuildError, IndexLockedError
 
     settings = ses.load(as_json)
-    path = _index_dir(settings, index)
+    path = _index_target(settings, index)
     specs = dict.fromkeys(corpus or [SNAPSHOT])  # naming a corpus twice indexes it once
     corpora = [ses.unwrap(open_corpus(spec, settings), as_json) for spec in specs]
     everything = Corpus(
@@ -97,7 +118,8 @@ def build(
         sum(len(c) for c in corpora),
         lambda: chain.from_iterable(iter(c) for c in corpora),
     )
-    opened = ses.unwrap(_open_for_build(path), as_json)
+    fan_out = ses.unwrap(_executor(settings, executor, address), as_json)
+    opened = ses.unwrap(_open_for_build(path, _encoder(fan_out)), as_json)
     done = 0
     columns = (
         TextColumn("indexing"),
@@ -124,8 +146,34 @@ def build(
         except BuildError as exc:
             reason = f"{exc}; the documents before it are indexed, run the same command again after fixing it"
             ses.fail(Err(ErrorCode.INVALID_INPUT, reason), as_json)
+        except EncodingError as exc:  # a worker of --executor ray failed: the batches before it are kept
+            ses.fail(Err(ErrorCode.UNAVAILABLE, f"{exc}; run the same command again to resume"), as_json)
+        finally:
+            if fan_out is not None:
+                fan_out.close()
         stats = idx.stats()
-    _report(everything.name, path, report, stats, as_json)
+    _report(everything.name, _where(path), report, stats, as_json)
+
+
+def _executor(settings: Settings, kind: str | None, address: str | None) -> Result[Any]:
+    """The executor ``--executor`` / ``--address`` / ``[executor]`` name for encoding, or None: encode in
+    this process (a local pool would only add process starts to a build that already uses every core)."""
+    from findesk.core.executor import choose, open_executor
+
+    if kind not in (None, "local", "ray"):
+        return Err(ErrorCode.INVALID_INPUT, f"--executor must be local or ray, not {kind!r}")
+    chosen = choose(settings.executor, kind, address)
+    if chosen.kind != "ray":
+        return Ok(None)
+    return open_executor(chosen)
+
+
+def _encoder(executor: Any) -> Any:
+    if executor is None:
+        return None
+    from findesk.knowledge.retrieval.embed_fanout import FannedEncoder
+
+    return FannedEncoder(executor)
 
 
 def _interrupted(done: int, total: int, as_json: bool) -> NoReturn:
@@ -136,7 +184,7 @@ def _interrupted(done: int, total: int, as_json: bool) -> NoReturn:
     raise typer.Exit(130)
 
 
-def _report(name: str, path: Path, report: BuildReport, stats: IndexStats, as_json: bool) -> None:
+def _report(name: str, path: str, report: BuildReport, stats: IndexStats, as_json: bool) -> None:
     if as_json:
         ses.emit_json(None, {"corpus": name, "index": str(path), "build": report, "index_stats": stats})
         return
@@ -153,19 +201,19 @@ def _report(name: str, path: Path, report: BuildReport, stats: IndexStats, as_js
 
 
 @index_app.command("stats")
-def stats(index: Path | None = INDEX, as_json: bool = JSON) -> None:
+def stats(index: str | None = INDEX, as_json: bool = JSON) -> None:
     """How many documents and chunks the index holds, and its size on disk."""
     from findesk.knowledge.retrieval.service import open_index
 
     settings = ses.load(as_json)
-    path = _index_dir(settings, index)
+    path = _index_target(settings, index)
     with ses.unwrap(open_index(path), as_json) as idx:
         numbers = idx.stats()
     if as_json:
-        ses.emit_json(None, {"index": str(path), "index_stats": numbers})
+        ses.emit_json(None, {"index": _where(path), "index_stats": numbers})
         return
     ses.say(
-        f"{path}: {numbers.documents:,} documents, {numbers.chunks:,} chunks, "
+        f"{_where(path)}: {numbers.documents:,} documents, {numbers.chunks:,} chunks, "
         f"{_size(numbers.bytes_on_disk)} on disk."
     )
 
@@ -221,7 +269,7 @@ def search(
     derive: bool = typer.Option(
         True, "--derive/--no-derive", help="Also narrow by the company, year and form the query names."
     ),
-    index: Path | None = INDEX,
+    index: str | None = INDEX,
     as_json: bool = JSON,
 ) -> None:
     """Search the index: cited passages (form, filing date, Item or page, URL) with BM25 and dense scores."""
@@ -233,11 +281,11 @@ def search(
     day = ses.unwrap(parse_date(as_of, what="--as-of"), as_json) if as_of is not None else None
     filters = _filters(ticker, form, year, item, day, as_json)
     ses.unwrap(check_query(query, k), as_json)  # before opening the index: a typo costs nothing
-    path = _index_dir(settings, index)
+    path = _index_target(settings, index)
     with ses.unwrap(open_index(path), as_json) as idx:
         result = ses.unwrap(run_search(idx, query, filters, k, derive=derive), as_json)
     if as_json:
-        ses.emit_json(None, _document(result, path))
+        ses.emit_json(None, _document(result, _where(path)))
         return
     _render(result)
 
@@ -270,10 +318,10 @@ def _hit(rank: int, hit: Hit) -> dict[str, Any]:
     }
 
 
-def _document(result: Retrieval, path: Path) -> dict[str, Any]:
+def _document(result: Retrieval, path: str) -> dict[str, Any]:
     return {
         "query": result.query,
-        "index": str(path),
+        "index": path,
         "filters": _plain_filters(result.filters),
         "from_query": _plain_filters(result.derived),
         "query_notes": result.notes,

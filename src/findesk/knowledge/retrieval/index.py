@@ -1,4 +1,7 @@
-"""The retrieval index: one directory with the catalogue, the BM25 index and the vectors, built incrementally.
+"""The retrieval index: the catalogue, the BM25 index and the vectors, built incrementally.
+
+It lives in a directory (embedded files) or in a PostgreSQL database shared by several servers; the
+backend is chosen in one place (``backends.open_stores``) and everything below is the same on both.
 
 Rules this module keeps:
 - Incremental: a source whose fingerprint matches a complete document is skipped without being loaded
@@ -12,8 +15,9 @@ Rules this module keeps:
 - Readers never see a half-written document through ``chunks``: its chunk rows are written last. While
   another process is in the middle of a batch, ``lexical``/``dense`` may name ids that ``chunks`` does
   not resolve yet; callers drop those.
-- One writer: ``build`` holds an exclusive lock on ``write.lock`` (released by the OS if the process
-  dies); a second writer gets ``IndexLockedError`` at once. Readers never take the lock.
+- One writer: ``build`` holds the index's write lock (an ``flock`` on ``write.lock``, or a PostgreSQL
+  advisory lock for an index on a server; released if the process dies); a second writer, on any
+  machine, gets ``IndexLockedError`` at once. Readers never take the lock.
 - Bad sources stop the build with ``BuildError`` naming the document, after the batches before it are
   committed, so nothing already indexed is lost and the same build can be run again.
 - An index remembers the encoder its vectors came from and refuses to open with another one.
@@ -21,47 +25,46 @@ Rules this module keeps:
 
 from __future__ import annotations
 
-import fcntl
-import os
 import time
 from collections.abc import Callable, Iterable, Sequence, Sized
 from dataclasses import dataclass
-from pathlib import Path
 from types import TracebackType
-from typing import IO, Literal
+from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 from pydantic_core import PydanticSerializationError
 
-from findesk.knowledge.retrieval.catalogue import Catalogue
+from findesk.knowledge.retrieval.backends import CATALOGUE_FILE, LOCK_FILE, Stores, Target, open_stores
 from findesk.knowledge.retrieval.chunks import Chunk
 from findesk.knowledge.retrieval.embed import Encoder, MiniLMEncoder, default_encoder, scrub
-from findesk.knowledge.retrieval.lexical import LexicalIndex
+from findesk.knowledge.retrieval.errors import (
+    BuildError,
+    IndexLockedError,
+    IndexNotFoundError,
+    RetrievalIndexError,
+)
 from findesk.knowledge.retrieval.models import DocumentRecord, Filters, IndexStats, ScoredId
-from findesk.knowledge.retrieval.vectors import NumpyVectorStore, VectorStore
+from findesk.knowledge.retrieval.vectors import VectorStore
+
+__all__ = [
+    "BATCH_CHUNKS",
+    "BATCH_DOCUMENTS",
+    "CATALOGUE_FILE",
+    "LOCK_FILE",
+    "BuildError",
+    "BuildProgress",
+    "BuildReport",
+    "IndexLockedError",
+    "IndexNotFoundError",
+    "RetrievalIndex",
+    "RetrievalIndexError",
+    "SourceDocument",
+]
 
 FORMAT = "1"
-CATALOGUE_FILE = "catalogue.sqlite3"
-LOCK_FILE = "write.lock"
 BATCH_DOCUMENTS = 8  # commit at least this often, so a kill loses little work
 BATCH_CHUNKS = 2000
-
-
-class RetrievalIndexError(RuntimeError):
-    """An index that cannot be opened or written as asked."""
-
-
-class IndexNotFoundError(RetrievalIndexError):
-    """No index exists at the path and ``create`` was False."""
-
-
-class IndexLockedError(RetrievalIndexError):
-    """Another process is writing the index."""
-
-
-class BuildError(RetrievalIndexError):
-    """A source document could not be indexed; the message names it. Earlier documents are kept."""
 
 
 @dataclass(frozen=True)
@@ -106,95 +109,49 @@ class _Pending:
     replaces: bool
 
 
-class _WriteLock:
-    """An exclusive ``flock`` on a file in the index directory, held by one process at a time."""
-
-    def __init__(self, path: Path) -> None:
-        self._path = path
-        self._fh: IO[str] | None = None
-
-    @property
-    def held(self) -> bool:
-        return self._fh is not None
-
-    def try_acquire(self) -> bool:
-        if self._fh is not None:
-            return True
-        fh = self._path.open("a+", encoding="utf-8")
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            fh.close()
-            return False
-        fh.seek(0)
-        fh.truncate()
-        fh.write(str(os.getpid()))
-        fh.flush()
-        self._fh = fh
-        return True
-
-    def owner(self) -> str:
-        try:
-            return self._path.read_text(encoding="utf-8").strip() or "unknown"
-        except OSError:
-            return "unknown"
-
-    def release(self) -> None:
-        if self._fh is not None:
-            fcntl.flock(self._fh, fcntl.LOCK_UN)
-            self._fh.close()
-            self._fh = None
-
-
 class RetrievalIndex:
     """Lexical + dense search over chunks, with the catalogue that holds their text and metadata."""
 
-    def __init__(
-        self, path: Path, catalogue: Catalogue, encoder: Encoder | None, vectors: VectorStore | None
-    ) -> None:
-        self.path = path
-        self._catalogue = catalogue
+    def __init__(self, stores: Stores, encoder: Encoder | None) -> None:
+        self.location = stores.location  # for messages: the directory, or the URL with its password masked
+        self.path = stores.path  # the directory of an embedded index; None on PostgreSQL
+        self._stores = stores
+        self._catalogue = stores.catalogue
         self._encoder = encoder
-        self._lexical = LexicalIndex(path / "lexical")
-        self._vectors: VectorStore = vectors if vectors is not None else NumpyVectorStore(path / "vectors")
-        self._lock = _WriteLock(path / LOCK_FILE)
+        self._lexical = stores.lexical
+        self._vectors = stores.vectors
+        self._lock = stores.lock
 
     @classmethod
     def open(
         cls,
-        path: Path,
+        path: Target,
         *,
         encoder: Encoder | None = None,
         create: bool = True,
         vectors: VectorStore | None = None,
     ) -> RetrievalIndex:
-        """Open (or create) the index in directory ``path``; ``encoder`` defaults to MiniLM, loaded lazily.
+        """Open (or create) the index at ``path``; ``encoder`` defaults to MiniLM, loaded lazily.
 
-        ``vectors`` replaces the default memory-mapped store (e.g. a ``PgVectorStore``).
+        ``path`` is a directory (embedded files) or a PostgreSQL URL (the whole index in that database).
+        ``vectors`` replaces the backend's own vector store (e.g. a ``PgVectorStore`` beside files).
         """
-        catalogue_file = path / CATALOGUE_FILE
-        if not catalogue_file.exists():
-            if not create:
-                raise IndexNotFoundError(f"no retrieval index at {path}; run `findesk index build` first")
-            if path.exists() and not path.is_dir():
-                raise RetrievalIndexError(f"{path} exists and is not a directory")
-            path.mkdir(parents=True, exist_ok=True)
-        catalogue = Catalogue(catalogue_file)
+        stores = open_stores(path, create=create, vectors=vectors)
         try:
             name = encoder.name if encoder is not None else MiniLMEncoder.name
-            recorded = catalogue.info("encoder")
+            recorded = stores.catalogue.info("encoder")
             if recorded is None:
-                catalogue.set_info({"format": FORMAT, "encoder": name})
+                stores.catalogue.set_info({"format": FORMAT, "encoder": name})
             elif recorded != name:
                 raise RetrievalIndexError(
-                    f"{path} was built with the encoder {recorded!r}; it cannot be searched with {name!r} "
-                    "(rebuild it into a new directory)"
+                    f"{stores.location} was built with the encoder {recorded!r}; it cannot be searched with "
+                    f"{name!r} (rebuild it into a new location)"
                 )
-            index = cls(path, catalogue, encoder, vectors)
+            index = cls(stores, encoder)
+            index._recover()
         except BaseException:
-            catalogue.close()
+            stores.close()
             raise
-        index._recover()
         return index
 
     @property
@@ -213,11 +170,8 @@ class RetrievalIndex:
         self.close()
 
     def close(self) -> None:
-        """Drop uncommitted writes, release the write lock and close the files."""
-        self._lexical.close()
-        self._vectors.close()
-        self._catalogue.close()
-        self._lock.release()
+        """Drop uncommitted writes, release the write lock and close the files or connections."""
+        self._stores.close()
 
     # -- writing -------------------------------------------------------------------------------------
     def _recover(self) -> None:
@@ -263,7 +217,7 @@ class RetrievalIndex:
             raise BuildError(f"{source.doc_id}: cannot load the document: {exc}") from exc
         ids: set[str] = set()
         for i, chunk in enumerate(chunks):
-            if scrub(chunk.text) != chunk.text:  # a lone surrogate: the only thing SQLite cannot store
+            if scrub(chunk.text) != chunk.text:  # a lone surrogate: no store can hold it
                 chunks[i] = chunk = chunk.model_copy(update={"text": scrub(chunk.text)})
             try:
                 f"{chunk.id}{chunk.meta.model_dump_json()}".encode()
@@ -271,6 +225,14 @@ class RetrievalIndex:
                 raise BuildError(
                     f"{source.doc_id!a}: chunk {chunk.id!a} has metadata that is not valid Unicode"
                 ) from exc
+            # text may hold NUL (it is stored as bytes where needed); ids and metadata are keys and filter
+            # values, which PostgreSQL text cannot hold, so both backends refuse them alike
+            if "\x00" in chunk.id or any(
+                "\x00" in v for v in chunk.meta.model_dump().values() if isinstance(v, str)
+            ):
+                raise BuildError(
+                    f"{source.doc_id!a}: chunk {chunk.id!a} has a NUL character in its id or metadata"
+                )
             if chunk.meta.doc_id != source.doc_id:
                 raise BuildError(
                     f"{source.doc_id}: chunk {chunk.id} says it belongs to {chunk.meta.doc_id!r}"
@@ -298,7 +260,7 @@ class RetrievalIndex:
         """
         if not self._lock.try_acquire():
             raise IndexLockedError(
-                f"{self.path} is being built by another process (pid {self._lock.owner()}); "
+                f"{self.location} is being built by another process ({self._lock.owner()}); "
                 "wait for it to finish or stop it"
             )
         started = time.monotonic()
@@ -391,7 +353,6 @@ class RetrievalIndex:
         return self._catalogue.documents()
 
     def stats(self) -> IndexStats:
-        """Documents, chunks and the bytes the whole index directory takes on disk."""
+        """Documents, chunks and the bytes the whole index takes on disk (files, or tables on the server)."""
         docs, chunks = self._catalogue.counts()
-        size = sum(p.stat().st_size for p in self.path.rglob("*") if p.is_file())
-        return IndexStats(documents=docs, chunks=chunks, bytes_on_disk=size)
+        return IndexStats(documents=docs, chunks=chunks, bytes_on_disk=self._stores.size())

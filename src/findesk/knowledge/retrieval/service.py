@@ -1,9 +1,12 @@
 """The built index as something to search: opened with errors as data, shared safely between threads.
 
 Rules this module keeps:
-- Opening never creates: searching a directory where no index was built is ``not_found`` telling the
-  user to run ``findesk index build``; an index that cannot be opened (locked, damaged, another
-  encoder) is ``unavailable`` with the reason. Nothing raises to the caller.
+- Opening never creates: searching a directory or database where no index was built is ``not_found``
+  telling the user to run ``findesk index build``; an index that cannot be opened (locked, damaged,
+  another encoder, a PostgreSQL server that does not answer) is ``unavailable`` with the reason.
+  Nothing raises to the caller; the index is named by its location, a URL's password masked.
+- The same on either backend: the target (a directory or a PostgreSQL URL, ``Settings.index_target``)
+  is handed to the index, which chooses the backend; this module never asks which one it is.
 - ``IndexSearch`` opens the index on first use, so a run that never searches never loads the index or
   the embedding model, and a missing index fails only the search, not the run.
 - Light to import: the index (tantivy, numpy, onnxruntime) is imported by the first open or search.
@@ -17,6 +20,7 @@ Rules this module keeps:
 from __future__ import annotations
 
 import sqlite3
+import sys
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -33,21 +37,31 @@ MAX_K = 100
 BUILD_HINT = "run `findesk index build` first"
 
 
-def open_index(path: Path) -> Result[RetrievalIndex]:
-    """The index built in ``path``, for reading."""
+def _store_errors() -> tuple[type[BaseException], ...]:
+    """What a store can raise besides ``RetrievalIndexError``: file and SQLite errors, and psycopg's once
+    an index on PostgreSQL was opened (psycopg is never imported here just to name its errors)."""
+    from findesk.knowledge.retrieval.index import RetrievalIndexError
+    from findesk.knowledge.retrieval.vectors import VectorStoreError
+
+    errors: tuple[type[BaseException], ...] = (RetrievalIndexError, VectorStoreError, OSError, sqlite3.Error)
+    psycopg = sys.modules.get("psycopg")
+    return (*errors, psycopg.Error) if psycopg is not None else errors
+
+
+def open_index(target: Path | str) -> Result[RetrievalIndex]:
+    """The index built at ``target`` (a directory or a PostgreSQL URL), for reading."""
     # Imported on first use: the index brings tantivy, numpy and onnxruntime (~0.6 s), which a tool
     # context that never searches should not pay for.
-    from findesk.knowledge.retrieval.index import IndexNotFoundError, RetrievalIndex, RetrievalIndexError
+    from findesk.knowledge.retrieval.backends import describe
+    from findesk.knowledge.retrieval.index import IndexNotFoundError, RetrievalIndex
 
-    if not (path / "catalogue.sqlite3").is_file():
-        what = "does not exist" if not path.exists() else "holds no index"
-        return Err(ErrorCode.NOT_FOUND, f"no retrieval index yet: {path} {what}; {BUILD_HINT}")
+    failures: tuple[type[BaseException], ...] = (*_store_errors(), ValueError)
     try:
-        return Ok(RetrievalIndex.open(path, create=False))
-    except IndexNotFoundError:
-        return Err(ErrorCode.NOT_FOUND, f"no retrieval index yet at {path}; {BUILD_HINT}")
-    except (RetrievalIndexError, OSError, sqlite3.Error, ValueError) as exc:
-        return Err(ErrorCode.UNAVAILABLE, f"cannot open the retrieval index at {path}: {exc}")
+        return Ok(RetrievalIndex.open(target, create=False))
+    except IndexNotFoundError as exc:
+        return Err(ErrorCode.NOT_FOUND, str(exc))
+    except failures as exc:
+        return Err(ErrorCode.UNAVAILABLE, f"cannot open the retrieval index at {describe(target)}: {exc}")
 
 
 def check_query(query: str, k: int) -> Result[str]:
@@ -69,7 +83,6 @@ def search(
     index: RetrievalIndex, query: str, filters: Filters | None = None, k: int = 10, *, derive: bool = True
 ) -> Result[Retrieval]:
     """``retrieve`` with the query checked and the index's failures as ``Err``."""
-    from findesk.knowledge.retrieval.index import RetrievalIndexError
     from findesk.knowledge.retrieval.retrieve import retrieve
 
     checked = check_query(query, k)
@@ -77,15 +90,16 @@ def search(
         return checked
     try:
         return Ok(retrieve(index, checked.value, filters, k, derive=derive))
-    except (RetrievalIndexError, OSError, sqlite3.Error) as exc:
-        return Err(ErrorCode.UNAVAILABLE, f"the retrieval index at {index.path} failed: {exc}")
+    except _store_errors() as exc:
+        return Err(ErrorCode.UNAVAILABLE, f"the retrieval index at {index.location} failed: {exc}")
 
 
 class IndexSearch:
-    """The index at ``path``, opened on first search and shared by every caller of this object."""
+    """The index at ``target`` (a directory or a PostgreSQL URL), opened on first search and shared by
+    every caller of this object."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, target: Path | str) -> None:
+        self.path = target
         self._index: RetrievalIndex | None = None
         self._lock = threading.Lock()
 

@@ -1,17 +1,23 @@
-"""Dense vectors of chunks with exact inner-product search, filters applied before ranking.
+"""Dense vectors of chunks with inner-product search, filters applied before ranking.
 
 Rules this module keeps:
-- Exact search: the score is the inner product of unit vectors (the cosine), computed for every chunk
-  that passes the filters; no approximate index, so a filter can never hide a better match.
+- Exact search by default: the score is the inner product of unit vectors (the cosine), computed for
+  every chunk that passes the filters, so a filter can never hide a better match. The one exception is
+  ``PgVectorStore(hnsw=True)`` (what an index on PostgreSQL uses, for scale): an HNSW index serves the
+  ordering, searched with a candidate list of at least 2n (100..1000) and pgvector's iterative scan in
+  strict order, so filtered searches still return n rows; on small or narrowly filtered sets the
+  planner scans exactly.
 - Filters first: per-row metadata columns (``NumpyVectorStore``) or the WHERE clause (``PgVectorStore``)
   decide which rows are scored, with ``models.Filters`` semantics (``as_of`` excludes unknown dates).
 - Commits are atomic: ``NumpyVectorStore`` appends rows to ``vectors.f32`` and then replaces
   ``rows.npz`` (row count, ids, metadata columns, alive flags) by rename, so a process killed at any
   point leaves the last committed state; rows past the committed count are cut off by the next writer.
   Deleting a document marks its rows dead; dead rows are never returned.
-- ``PgVectorStore`` keeps the same columns in a PostgreSQL table with a pgvector column and no ANN index:
-  ordering is by the exact inner product (``<#>``) over the rows the WHERE clause keeps. Its driver
-  (psycopg 3) is imported only when a ``PgVectorStore`` is made.
+- ``PgVectorStore`` keeps the same columns in a PostgreSQL table with a pgvector column (untyped, so
+  any dimension; the HNSW index is on the column cast to the store's dimension). It accepts libpq and
+  SQLAlchemy URLs, issues DDL only for a missing table or index (an existing index's ``CREATE INDEX IF
+  NOT EXISTS`` would wait for a writer's transaction), and its driver (psycopg 3) is imported only when
+  a ``PgVectorStore`` is made.
 - A reader in another process sees new commits on its next search (it re-reads ``rows.npz`` when the
   file changes).
 """
@@ -314,10 +320,8 @@ class NumpyVectorStore:
 
 
 _TABLE_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
-
-
-def _upper(value: str | None) -> str | None:
-    return None if value is None else value.strip().upper()
+# HNSW candidate list per search: twice the results asked for, within pgvector's bounds
+_EF_SEARCH = (100, 1000)
 
 
 def _vector_literal(row: np.ndarray) -> str:
@@ -325,40 +329,78 @@ def _vector_literal(row: np.ndarray) -> str:
 
 
 class PgVectorStore:
-    """Chunk vectors in PostgreSQL + pgvector (table ``table``), searched exactly with filters in SQL."""
+    """Chunk vectors in PostgreSQL + pgvector (table ``table``), filters in SQL.
 
-    def __init__(self, dsn: str, *, table: str = "retrieval_vectors", dim: int | None = None) -> None:
+    ``dsn``: a libpq URL or conninfo string, or a SQLAlchemy URL (``postgresql+psycopg://``). Without
+    ``hnsw`` the search is exact; with it, an HNSW index (inner product) serves the ordering.
+    """
+
+    def __init__(
+        self, dsn: str, *, table: str = "retrieval_vectors", dim: int | None = None, hnsw: bool = False
+    ) -> None:
         if not _TABLE_NAME.fullmatch(table):
             raise VectorStoreError(f"table name {table!r} must be lower-case letters, digits and _")
         try:
             import psycopg
             from psycopg import sql
+
+            from findesk.knowledge.retrieval import pg
+            from findesk.knowledge.retrieval.backends import is_postgres_url
         except ImportError as exc:
             raise VectorStoreError(
                 "PgVectorStore needs psycopg 3; run `pip install 'psycopg[binary]'`"
             ) from exc
         self._sql = sql
+        self._pg = pg
+        self._name = table
         self._table = sql.Identifier(table)
+        self._hnsw_name = sql.Identifier(f"{table}_hnsw")
         self._dim = dim
+        self._hnsw = hnsw
         try:
-            self._conn: psycopg.Connection[Any] = psycopg.connect(dsn)
-            self._conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-            self._conn.execute(
-                sql.SQL(
-                    "CREATE TABLE IF NOT EXISTS {} (chunk_id text PRIMARY KEY, doc_id text NOT NULL, "
-                    "ticker text, form text, fiscal_year integer, fiscal_period text, item text, "
-                    "kind text NOT NULL, filing_date date, embedding vector NOT NULL)"
-                ).format(self._table)
-            )
-            self._conn.execute(
-                sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} (doc_id)").format(
-                    sql.Identifier(f"{table}_doc"), self._table
+            url = pg.conninfo(dsn) if is_postgres_url(dsn) else dsn
+            self._conn: psycopg.Connection[Any] = psycopg.connect(url)
+            # DDL only for what is missing: CREATE ... IF NOT EXISTS on an existing index still waits for
+            # a writer's open transaction, and a reader opening the store must not
+            if pg.missing(self._conn, [table]):
+                self._conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+                self._conn.execute(
+                    sql.SQL(
+                        "CREATE TABLE IF NOT EXISTS {} (chunk_id text PRIMARY KEY, doc_id text NOT NULL, "
+                        "ticker text, form text, fiscal_year integer, fiscal_period text, item text, "
+                        "kind text NOT NULL, filing_date date, embedding vector NOT NULL)"
+                    ).format(self._table)
                 )
-            )
+                self._conn.execute(
+                    sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} (doc_id)").format(
+                        sql.Identifier(f"{table}_doc"), self._table
+                    )
+                )
+            if self._dim is None:
+                row = self._conn.execute(
+                    sql.SQL("SELECT vector_dims(embedding) FROM {} LIMIT 1").format(self._table)
+                ).fetchone()
+                self._dim = int(row[0]) if row else None
             self._conn.commit()
         except psycopg.Error as exc:
             raise VectorStoreError(f"cannot prepare the pgvector table {table!r}: {exc}") from exc
         self._dirty = False
+
+    def _embedding(self) -> psycopg.sql.Composable:
+        """The column as the HNSW index is built on (cast to its dimension), or as stored."""
+        if self._hnsw and self._dim is not None:
+            return self._sql.SQL("embedding::vector({})").format(self._sql.Literal(self._dim))
+        return self._sql.SQL("embedding")
+
+    def _ensure_hnsw(self) -> None:
+        # an expression index on the column cast to the store's dimension: the column itself stays
+        # untyped, so a store made before it had any rows (or without ``hnsw``) needs no ALTER TABLE
+        if self._hnsw and self._dim is not None and self._pg.missing(self._conn, [f"{self._name}_hnsw"]):
+            self._conn.execute(
+                self._sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} USING hnsw (({}) vector_ip_ops)").format(
+                    self._hnsw_name, self._table, self._embedding()
+                )
+            )
 
     def add(self, chunks: Sequence[Chunk], matrix: np.ndarray) -> None:
         """Copy one row per chunk into the table (visible to others after ``commit``)."""
@@ -366,6 +408,9 @@ class PgVectorStore:
         if not chunks:
             return
         self._dim = matrix.shape[1]
+        self._dirty = True
+        self._ensure_hnsw()
+        upper = self._pg.upper
         columns = (
             "chunk_id, doc_id, ticker, form, fiscal_year, fiscal_period, item, kind, filing_date, embedding"
         )
@@ -377,17 +422,16 @@ class PgVectorStore:
                     (
                         chunk.id,
                         meta.doc_id,
-                        _upper(meta.ticker),
-                        _upper(meta.form),
+                        upper(meta.ticker),
+                        upper(meta.form),
                         meta.fiscal_year,
-                        _upper(meta.fiscal_period),
-                        _upper(meta.item),
+                        upper(meta.fiscal_period),
+                        upper(meta.item),
                         meta.kind.upper(),
                         meta.filing_date,
                         _vector_literal(row),
                     )
                 )
-        self._dirty = True
 
     def delete_doc(self, doc_id: str) -> None:
         """Delete every row of ``doc_id`` (visible to others after ``commit``)."""
@@ -400,36 +444,33 @@ class PgVectorStore:
         self._dirty = False
 
     def search(self, query_vec: np.ndarray, filters: Filters, n: int) -> list[ScoredId]:
-        """Exact top-``n`` by inner product among the rows the WHERE clause (the filters) keeps."""
+        """Top-``n`` by inner product among the rows the WHERE clause (the filters) keeps.
+
+        Exact without ``hnsw``. With it, an iterative HNSW scan in strict distance order (pgvector 0.8)
+        keeps scanning until ``n`` rows pass the filters, so a filter never starves the results.
+        """
         if n <= 0:
             return []
         vec = np.asarray(query_vec, dtype=np.float32).reshape(-1)
         if self._dim is not None:
             vec = _query(vec, self._dim)
         sql = self._sql
-        where: list[psycopg.sql.Composable] = []
-        params: list[object] = []
-        for column, values in (
-            ("ticker", filters.tickers),
-            ("form", filters.forms),
-            ("fiscal_period", filters.fiscal_periods),
-            ("item", filters.items),
-            ("doc_id", filters.doc_ids),
-            ("fiscal_year", filters.fiscal_years),
-        ):
-            if values is not None:
-                where.append(sql.SQL("{} = ANY(%s)").format(sql.Identifier(column)))
-                params.append(sorted(values))
-        if filters.as_of is not None:
-            where.append(sql.SQL("filing_date IS NOT NULL AND filing_date <= %s"))
-            params.append(filters.as_of)
-        condition = sql.SQL(" AND ").join(where) if where else sql.SQL("TRUE")
+        condition, params = self._pg.filter_clause(filters)
+        column = self._embedding()
+        cast = (
+            sql.SQL("::vector({})").format(sql.Literal(self._dim))
+            if self._hnsw and self._dim
+            else sql.SQL("::vector")
+        )
         query = sql.SQL(
-            "SELECT chunk_id, -(embedding <#> %s::vector) AS score FROM {} WHERE {} "
-            "ORDER BY embedding <#> %s::vector, chunk_id LIMIT %s"
-        ).format(self._table, condition)
-        literal = _vector_literal(vec)
-        rows = self._conn.execute(query, [literal, *params, literal, n]).fetchall()
+            "SELECT chunk_id, -({col} <#> %(vec)s{cast}) AS score FROM {table} WHERE {cond} "
+            "ORDER BY {col} <#> %(vec)s{cast}, chunk_id LIMIT %(n)s"
+        ).format(col=column, cast=cast, table=self._table, cond=condition)
+        if self._hnsw:
+            ef = min(max(2 * n, _EF_SEARCH[0]), _EF_SEARCH[1])
+            self._conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(ef)])
+            self._conn.execute("SELECT set_config('hnsw.iterative_scan', 'strict_order', true)")
+        rows = self._conn.execute(query, {**params, "vec": _vector_literal(vec), "n": n}).fetchall()
         if not self._dirty:
             self._conn.commit()  # end the read transaction so this connection never idles inside one
         return [

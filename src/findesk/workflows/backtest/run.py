@@ -5,7 +5,8 @@ Rules:
   ``desk``), ``start`` on or before ``end``, ``end`` on or before the as-of date; then every ticker's
   bars are read (an unknown ticker is ``invalid_input`` naming it). Each error is one line.
 - Rule strategies run on the event loop (per-session log) or, with ``fast``, on the vectorized path;
-  both through ``runner`` (process pool, cache). ``desk`` is computed session by session in this
+  both through ``runner`` (cache; the event loop's jobs on the executor ``settings.executor`` names: the
+  local pool of ``workers`` processes, or Ray). ``desk`` is computed session by session in this
   process through the audited router (``desk_strategy``), then fed to the same engine.
 - The risk-free rate is read once for the window (``loader.risk_free``) and used by every row; the
   report names its source and carries its warning.
@@ -23,6 +24,7 @@ from findesk.agents.runtime.outcome import RequestedMode
 from findesk.analytics.backtest.history import LookAheadError
 from findesk.analytics.backtest.models import BacktestConfig, Bars
 from findesk.core.config import Settings
+from findesk.core.executor import open_executor
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.tools.base import ToolContext
 from findesk.workflows.backtest import desk_strategy
@@ -195,8 +197,12 @@ async def run_backtest(
             for b in bars.values():
                 overfit.append(overfit_report(b, rules[0], req.grid, config, start, end))
     if jobs:
-        say(f"{len(jobs)} backtest(s) on {req.workers} worker(s)")
-        done, failures = run_jobs(jobs, workers=req.workers, cache=cache)
+        opened = open_executor(settings.executor, workers=req.workers)
+        if isinstance(opened, Err):
+            return opened
+        with opened.value as executor:
+            say(f"{len(jobs)} backtest(s) on {executor.description}")
+            done, failures = run_jobs(jobs, workers=req.workers, cache=cache, executor=executor)
         rows.extend(done)
         warnings.extend(failures)
     rows.sort(key=lambda r: (r.start, r.end, req.tickers.index(r.ticker), req.strategies.index(r.strategy)))

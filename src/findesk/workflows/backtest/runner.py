@@ -2,9 +2,9 @@
 
 Rules:
 - A job is pure: one ticker's ``Bars`` (loaded by the caller), a strategy name and parameters, the
-  window and the config. It runs in a worker process (``concurrent.futures.ProcessPoolExecutor``,
-  ``spawn``ed like ``workflows.pool``'s workers, so no thread state is forked) when there is more than
-  one job and more than one worker, else in this process. A failing job fails its own row only.
+  window and the config; it reads nothing else, so it runs the same anywhere. Jobs go through an
+  executor (``core.executor``): the local ``spawn`` process pool (in this process with one job or one
+  worker) or a Ray cluster, with the same rows in the same order. A failing job fails its own row only.
 - Every row carries buy & hold over the same window under the same fills and costs (the engine's
   ``buy_hold`` strategy), so a strategy is always read against it.
 - The cache key is the hash of (cache version, the engine's source code, strategy, parameters, ticker,
@@ -18,11 +18,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import multiprocessing
 import os
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cache
@@ -32,6 +30,8 @@ from typing import Any
 import numpy as np
 
 from findesk.analytics.backtest.models import BacktestConfig, BacktestResult, Bars, Metrics
+from findesk.core.executor import Executor, LocalExecutor
+from findesk.core.result import Err
 from findesk.workflows.backtest.loader import fingerprint
 from findesk.workflows.backtest.models import BacktestRow, Timing
 
@@ -180,15 +180,8 @@ def run_job(job: Job, strategy: Any | None = None) -> BacktestRow:
     return row_of(result, holder, "event_loop", seconds)
 
 
-def _run_job_safely(job: Job) -> BacktestRow | str:
-    try:
-        return run_job(job)
-    except Exception as exc:  # one job's failure is its row's, reported by name
-        from findesk.analytics.backtest.history import LookAheadError
-
-        if isinstance(exc, LookAheadError):
-            raise  # a look-ahead fails the whole backtest: never a row with a warning
-        return f"{job.ticker} {job.strategy}: {type(exc).__name__}: {exc}"
+def _run_job_alone(job: Job) -> BacktestRow:
+    return run_job(job)  # the executor's function: one argument, importable by name in any worker
 
 
 def run_jobs(
@@ -197,8 +190,12 @@ def run_jobs(
     workers: int,
     cache: ResultCache,
     progress: Callable[[BacktestRow], None] | None = None,
+    executor: Executor | None = None,
 ) -> tuple[list[BacktestRow], list[str]]:
-    """Every job's row, in the jobs' order, from the cache or computed; and the failures."""
+    """Every job's row, in the jobs' order, from the cache or computed on ``executor`` (default: the
+    local pool of ``workers`` processes); and the failures. Raises ``LookAheadError``."""
+    from findesk.analytics.backtest.history import LookAheadError
+
     rows: dict[int, BacktestRow] = {}
     failures: list[str] = []
     todo: list[tuple[int, Job, str]] = []
@@ -209,18 +206,15 @@ def run_jobs(
             rows[i] = hit
         else:
             todo.append((i, job, key))
-    if len(todo) > 1 and workers > 1:
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=context) as pool:
-            done = list(pool.map(_run_job_safely, [job for _, job, _ in todo]))
-    else:
-        done = [_run_job_safely(job) for _, job, _ in todo]
-    for (i, _job, key), got in zip(todo, done, strict=True):
-        if isinstance(got, str):
-            failures.append(got)
+    pool = executor if executor is not None else LocalExecutor(workers)
+    # a look-ahead fails the whole backtest: never a row with a warning
+    done = pool.map(_run_job_alone, [job for _, job, _ in todo], fatal=(LookAheadError,)) if todo else []
+    for (i, job, key), got in zip(todo, done, strict=True):
+        if isinstance(got, Err):
+            failures.append(f"{job.ticker} {job.strategy}: {got.reason}")
             continue
-        cache.put(key, got)
-        rows[i] = got
+        cache.put(key, got.value)
+        rows[i] = got.value
     ordered = [rows[i] for i in sorted(rows)]
     if progress is not None:
         for row in ordered:
