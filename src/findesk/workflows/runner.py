@@ -14,6 +14,9 @@ Rules:
   in memory and its event sequence continued, so it ends with the report an uninterrupted run gives.
   A finished run's checkpoints are deleted (the audit log keeps the record).
 - A spec's graph is compiled once per process (and per checkpointer).
+- With ``[telemetry]`` on, a run is also exported as one OpenTelemetry trace by the process that opens
+  it (``core.events.otel``): here unless the opening event was emitted elsewhere (``start``: the API
+  server, which exports the runs it hands to workers).
 - A spec may ``prepare`` its input and data context (after validation, before the opening event) and
   ``publish`` its report (after assembly, before ``done``).
 """
@@ -34,6 +37,7 @@ from findesk.agents.runtime import ModelResolver
 from findesk.agents.runtime.outcome import RequestedMode
 from findesk.core.config import Settings
 from findesk.core.events.model import AgentEnd, AgentStart, Done, Error, Event
+from findesk.core.events.otel import telemetry_sinks
 from findesk.core.events.trace import EventBus, MemorySink, Sink, Tracer
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.context import DataContext
@@ -76,6 +80,11 @@ class WorkflowRun(Generic[RepT]):
     context: str  # "offline snapshot as of 2025-08-29" / "live"
     workflow: str
     report: RepT
+
+
+def run_attributes(context: DataContext) -> dict[str, str]:
+    """The root span's attributes a run's events do not carry (its data mode, its as-of date)."""
+    return {"findesk.data_mode": context.mode, "findesk.as_of": context.as_of.isoformat()}
 
 
 def opening_event(
@@ -124,6 +133,7 @@ async def run_workflow(
     ``workflows.checkpoints``); ``resume``: continue that run from its checkpoint."""
     began = time.perf_counter()
     memory = MemorySink()
+    opens_here = start is None  # the process that opens a run exports its trace (``core.events.otel``)
     if resume is not None:
         memory.events.extend(resume.events)
         start = resume.start()
@@ -132,6 +142,15 @@ async def run_workflow(
         tracer = Tracer(bus, run_id)
     else:
         tracer = Tracer(bus, start.run_id, _counter=itertools.count(start.next_seq))
+    if opens_here:
+        for sink in telemetry_sinks(
+            settings,
+            tracer.run_id,
+            workflow=spec.name,
+            attributes=run_attributes(context),
+            earlier=resume.events if resume is not None else (),
+        ):
+            bus.add(sink)
     parsed = spec.parse(raw)
     if isinstance(parsed, Err):
         tracer.emit(Error(code=parsed.code.value, message=parsed.reason))
@@ -166,6 +185,7 @@ async def run_workflow(
             mode=mode,
             context=context,
             durable=_flusher(sinks) if checkpointer is not None else RunKit.durable,
+            settings=settings,
         )
         state = await _run_graph(spec, inputs, kit, handler, checkpointer, tracer.run_id, resume is not None)
         report = spec.assemble(state, scope, handler)

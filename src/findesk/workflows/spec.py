@@ -77,6 +77,9 @@ class RunKit:
     mode: RequestedMode
     context: DataContext
     durable: Callable[[], Awaitable[None]] = _nothing
+    # the run's settings, for a node that hands work to another process (the pipeline's desk runs on
+    # an executor open their own tools there); None where a run was built without them
+    settings: Settings | None = None
 
 
 @dataclass(frozen=True)
@@ -290,7 +293,8 @@ class WorkflowSpec(Generic[InT, RepT]):
                 fields = ", ".join(f"`{f}`" for f in named)
                 return Err(
                     ErrorCode.INVALID_INPUT,
-                    f"{self.name}: {fields} name files or folders on the server and are for local runs only",
+                    f"{self.name}: {fields} name the server's files, folders or machines: "
+                    "for local runs only",
                 )
         return Ok(inputs) if self.bind_caller is None else self.bind_caller(inputs, caller)
 

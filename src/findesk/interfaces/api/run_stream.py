@@ -44,6 +44,7 @@ from findesk.agents.runtime.outcome import RequestedMode
 from findesk.core.access import Admission, record_cost
 from findesk.core.config import Settings, Tier
 from findesk.core.events.model import Event, LlmCall
+from findesk.core.events.otel import telemetry_sinks
 from findesk.core.events.trace import EventBus, Sink, Tracer, new_run_id
 from findesk.core.llm.factory import model_chain
 from findesk.core.result import Err, Ok
@@ -54,7 +55,7 @@ from findesk.interfaces.api.schemas import ERRORS
 from findesk.interfaces.api.services import ApiServices
 from findesk.workflows import registry
 from findesk.workflows.pool import WorkflowJob, WorkflowPool
-from findesk.workflows.runner import RunStart, opening_event, run_workflow
+from findesk.workflows.runner import RunStart, opening_event, run_attributes, run_workflow
 from findesk.workflows.spec import RunCaller
 
 _END = None  # queued after the run's last event
@@ -186,6 +187,10 @@ async def stream_run(
     queue: asyncio.Queue[Event | None] = asyncio.Queue()
     sink = QueueSink(queue, loop, run_id)
     sinks: list[Sink] = [sink, services.audit, MetricsSink(services.metrics)]
+    # the run is opened here, so it is exported here (a worker's events come back to these sinks)
+    sinks += telemetry_sinks(
+        services.settings, run_id, workflow=spec.name, attributes=run_attributes(context.value)
+    )
     # the run's first event goes out now, even if the run waits for a worker
     opening = Tracer(EventBus(sinks), run_id).emit(opening_event(spec, parsed.value, context.value, mode))
     start = RunStart(run_id, opening.id, opening.seq + 1)

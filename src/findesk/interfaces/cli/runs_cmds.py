@@ -12,6 +12,8 @@ Rules:
   only read.
 - ``export`` writes exactly ``event.to_json()`` per line, so ``read_jsonl`` reads back the same
   events; tables and traces are for people, ``--json`` and ``export`` for programs.
+- ``export-otlp`` sends a recorded run as one OpenTelemetry trace (the same spans a live export draws,
+  ``core.events.spans``) and prints its trace id; meant for runs recorded while the export was off.
 - ``replay`` re-runs a finished model run from the audit log alone: the same workflow, inputs, as-of
   date and data mode, each role answered by its recorded model output (``agents.runtime.replay``), as
   a new recorded run; it exits 0 only when the replay's headline equals the recorded one. A run with
@@ -188,6 +190,44 @@ def _serialise(events: list[Event], fmt: str) -> str:
     if fmt == "jsonl":
         return "".join(event.to_json() + "\n" for event in events)
     return json.dumps([event.to_dict() for event in events], ensure_ascii=False, indent=2) + "\n"
+
+
+@runs_app.command("export-otlp")
+def export_otlp(
+    run_id: str = RUN_ID,
+    endpoint: str | None = typer.Option(
+        None, "--endpoint", help="OTLP/HTTP traces URL (default: [telemetry] otlp_endpoint)."
+    ),
+) -> None:
+    """Send a recorded run as one OpenTelemetry trace (Langfuse, Jaeger, Grafana Tempo, a collector)."""
+    from findesk.core.config import mask_url
+    from findesk.core.events.otel import export_events
+    from findesk.core.events.spans import trace_id_of
+
+    settings = ses.load()
+    if endpoint:
+        telemetry = settings.telemetry.model_copy(update={"otlp_endpoint": endpoint})
+        settings = settings.model_copy(update={"telemetry": telemetry})
+    target = settings.telemetry.otlp_endpoint
+    if not target:
+        ses.fail(
+            Err(
+                ErrorCode.INVALID_INPUT,
+                "no OTLP endpoint: pass --endpoint, or set [telemetry] otlp_endpoint "
+                "(FINDESK_TELEMETRY__OTLP_ENDPOINT)",
+            )
+        )
+    log, summary = _run(run_id, False)
+    events = log.events(summary.run_id)
+    if not export_events(events, settings, timeout_s=settings.telemetry.timeout_s + 5):
+        ses.fail(Err(ErrorCode.UNAVAILABLE, f"run {summary.run_id} was not sent to {mask_url(target)}"))
+    trace = f"{trace_id_of(summary.run_id):032x}"
+    sys.stdout.write(trace + "\n")
+    ses.stderr.print(
+        f"sent run {summary.run_id} ({len(events):,} events) to {mask_url(target)} as trace {trace}",
+        markup=False,
+        highlight=False,
+    )
 
 
 @runs_app.command("resume")
