@@ -41,6 +41,10 @@ class _Group(LazyGroup):
             "Search the retrieval index: cited passages with BM25 and dense scores (--ticker, --as-of…).",
             from_typer(_CLI + "index_cmds:search"),
         ),
+        "db": (
+            "The state database's schema (Alembic migrations): upgrade, current.",
+            from_typer(_CLI + "db_cmds:db_app"),
+        ),
         "eval": (
             "Evaluate the desks: `findesk eval golden` runs the research desk's golden cases.",
             from_typer(_CLI + "eval_cmds:eval_app"),
@@ -48,6 +52,10 @@ class _Group(LazyGroup):
         "keys": (
             "API keys for `findesk serve`: create, list, revoke (tiers and limits: api.tiers).",
             from_typer(_CLI + "keys_cmds:keys_app"),
+        ),
+        "mcp": (
+            "Serve the data tools, workflows and backtester over MCP (stdio, or HTTP at /mcp with keys).",
+            from_typer("findesk.interfaces.mcp.command:mcp"),
         ),
         "memory": (
             "What the research desk remembers: facts about you (list, forget), sessions, templates.",
