@@ -153,3 +153,31 @@ def test_a_snapshot_setting_pointing_nowhere_names_the_path(tmp_path: Path) -> N
         got = resolve_context(Settings(snapshot_dir=where))
         assert isinstance(got, Err) and got.code is ErrorCode.NOT_CONFIGURED
         assert str(where) in got.reason and "FINDESK_SNAPSHOT_DIR" in got.reason
+
+
+@pytest.mark.parametrize(
+    ("name", "hint"),
+    [
+        ("FINDESK_AUDITURL", "FINDESK_AUDIT_URL"),  # a server would get a private SQLite file
+        ("FINDESK_TELEMETRY__OTLP_ENDPOINTS", "FINDESK_TELEMETRY__OTLP_ENDPOINT"),
+        ("FINDESK_EXECUTOR__ADRESS", "FINDESK_EXECUTOR__ADDRESS"),
+    ],
+)
+def test_a_findesk_variable_that_names_no_setting_is_refused_with_the_near_name(
+    monkeypatch: pytest.MonkeyPatch, name: str, hint: str
+) -> None:
+    monkeypatch.setenv(name, "postgresql://db/findesk")
+    refused = load_settings()
+    assert isinstance(refused, Err) and refused.code is ErrorCode.INVALID_INPUT
+    assert refused.reason.startswith(f"{name} is not a findesk setting (did you mean {hint}?)")
+
+
+def test_free_keys_below_a_mapping_and_the_non_setting_variables_are_accepted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("FINDESK_LLM__SERVERS__VLLM__BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("FINDESK_DEBUG", "1")
+    monkeypatch.setenv("FINDESK_WORKFLOWS", "")
+    loaded = load_settings()
+    assert isinstance(loaded, Ok), loaded
+    assert loaded.value.llm.servers["vllm"].base_url == "http://127.0.0.1:9/v1"
