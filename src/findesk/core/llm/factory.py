@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Awaitable, Callable
+from typing import get_args
 
 from pydantic import SecretStr
 
@@ -119,3 +120,16 @@ def _no_key(provider: str, spec: str) -> Err:
         f"{spec} needs an API key: {_KEY_HINTS[provider]}",
         f"{provider}:{spec.partition(':')[2].strip()}",
     )
+
+
+async def reservable_budget_usd(llm: LlmSettings, *, deterministic: bool) -> float:
+    """What a run may spend on models, to reserve against a caller's daily cap before it starts: its
+    budget, or nothing when it cannot reach a model (a deterministic run, or no model configured)."""
+    if deterministic:
+        return 0.0
+    for tier in get_args(Tier):
+        chain = model_chain(llm, tier)  # cheap: clients connect on first use
+        if isinstance(chain, Ok):
+            await chain.value.aclose()
+            return llm.budget_usd
+    return 0.0

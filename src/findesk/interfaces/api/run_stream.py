@@ -35,18 +35,18 @@ import time
 from collections.abc import AsyncIterator, Mapping
 from concurrent.futures import Future
 from datetime import date
-from typing import Any, get_args
+from typing import Any
 
 from fastapi import Request
 from fastapi.responses import StreamingResponse
 
 from findesk.agents.runtime.outcome import RequestedMode
 from findesk.core.access import Admission, record_cost
-from findesk.core.config import Settings, Tier
+from findesk.core.config import Settings
 from findesk.core.events.model import Event, LlmCall
 from findesk.core.events.otel import telemetry_sinks
 from findesk.core.events.trace import EventBus, Sink, Tracer, new_run_id
-from findesk.core.llm.factory import model_chain
+from findesk.core.llm.factory import reservable_budget_usd
 from findesk.core.result import Err, Ok
 from findesk.interfaces.api.auth import Caller, admit_caller, authenticate
 from findesk.interfaces.api.errors import ApiError
@@ -116,18 +116,10 @@ def sse_frame(event: Event) -> str:
 
 
 async def _reserve_usd(services: ApiServices, mode: RequestedMode) -> float:
-    """What a run may spend on models, reserved against its key's daily cap as it is admitted: its
-    budget, or nothing if it cannot reach a model (deterministic, or no model configured at all)."""
-    if mode == "deterministic":
-        return 0.0
-    if services.models is not None:
-        return services.settings.llm.budget_usd
-    for tier in get_args(Tier):
-        chain = model_chain(services.settings.llm, tier)  # cheap: clients connect on first use
-        if isinstance(chain, Ok):
-            await chain.value.aclose()
-            return services.settings.llm.budget_usd
-    return 0.0
+    """What a run may spend on models, reserved against its key's daily cap as it is admitted."""
+    if services.models is not None and mode != "deterministic":
+        return services.settings.llm.budget_usd  # a test's or plug-in's models: always reachable
+    return await reservable_budget_usd(services.settings.llm, deterministic=mode == "deterministic")
 
 
 def _budgeted(settings: Settings, caller: Caller) -> Settings:

@@ -17,13 +17,13 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Literal, get_args
+from typing import Literal
 
 from findesk.agents.runtime.outcome import RequestedMode
 from findesk.core.access import Admission, ApiKey, KeyStore, admit, open_key_store, record_cost, tier_of
-from findesk.core.config import Settings, Tier
+from findesk.core.config import Settings
 from findesk.core.events.audit import AuditLog, open_audit_log
-from findesk.core.llm.factory import model_chain
+from findesk.core.llm.factory import reservable_budget_usd
 from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.data.context import DataContext, resolve_context
 from findesk.interfaces.mcp import catalog
@@ -125,16 +125,8 @@ class Desk:
             log.warning("run %s: its cost of $%.4f was not recorded: %s", run_id, cost_usd, done.reason)
 
     async def reserve_usd(self, mode: RequestedMode) -> float:
-        """A run's model budget, reserved against its key's cap; nothing for a run that cannot reach a
-        model (deterministic, or no model configured)."""
-        if mode == "deterministic":
-            return 0.0
-        for tier in get_args(Tier):
-            chain = model_chain(self.settings.llm, tier)  # cheap: clients connect on first use
-            if isinstance(chain, Ok):
-                await chain.value.aclose()
-                return self.settings.llm.budget_usd
-        return 0.0
+        """A run's model budget, reserved against its key's cap (nothing if it cannot reach a model)."""
+        return await reservable_budget_usd(self.settings.llm, deterministic=mode == "deterministic")
 
     def budgeted(self, admission: Admission | None) -> Settings:
         """The run's settings with its model budget cut to its reservation."""
