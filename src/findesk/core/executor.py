@@ -188,7 +188,7 @@ def _is_loopback(address: str) -> bool:
         return False
 
 
-def _reachable(address: str, timeout_s: float = 5.0) -> str | None:
+def ray_unreachable(address: str, timeout_s: float = 5.0) -> str | None:
     """None when something accepts TCP connections at ``address``, else why not (``ray.init`` would retry
     for ever against a wrong address)."""
     host, _, port = address.rpartition(":")
@@ -231,7 +231,7 @@ def connect_ray(address: str | None, object_store_mb: int = 256) -> Result[RayEx
                 f"Ray was imported before {LOOPBACK_SWITCH}=0 was set, so it cannot reach a head on "
                 f"loopback ({target}): set {LOOPBACK_SWITCH}=0 in the environment",
             )
-        problem = _reachable(target)
+        problem = ray_unreachable(target)
         if problem is not None:
             return Err(ErrorCode.UNAVAILABLE, f"cannot connect to Ray: {problem}")
         options["address"] = target

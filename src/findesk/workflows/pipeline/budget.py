@@ -23,6 +23,7 @@ from findesk.core.result import Err, ErrorCode, Ok, Result
 
 MIN_USD = 1e-6  # a settings budget must be positive; a spent ledger still stops every call
 MIN_TOKENS = 1_000  # the settings' floor for a run's token cap
+DEFAULT_TOKENS = 250_000  # a ledger without a token cap lends a child this many
 
 
 class LedgerChain(ModelChain):
@@ -65,5 +66,5 @@ def child_settings(ledger: Budget) -> Settings:
     Built without reading the environment (the child reuses the parent's tools, models and registry)."""
     left_usd = max(ledger.limit_usd - ledger.spent_usd, MIN_USD)
     limit = ledger.limit_tokens
-    left_tokens = max((limit - ledger.used_tokens) if limit is not None else 250_000, MIN_TOKENS)
+    left_tokens = max((limit - ledger.used_tokens) if limit is not None else DEFAULT_TOKENS, MIN_TOKENS)
     return Settings.model_construct(llm=LlmSettings(budget_usd=left_usd, run_token_limit=left_tokens))

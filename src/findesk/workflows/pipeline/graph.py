@@ -9,7 +9,8 @@ Rules:
   pipeline's).
 - ``scan`` runs the ``scan`` workflow; ``desks`` takes its top N candidates (conviction, then the scan's
   order: ``analytics.scan.candidates.ranked``) and runs the ``trade`` workflow on each, concurrently
-  (asyncio), each row streamed as its run ends; a candidate the desk refuses is a row and the next
+  (asyncio), each row streamed as its run ends, or as jobs on a Ray cluster (``fanout``: recorded the same
+  way, rows streamed per wave); a candidate the desk refuses is a row and the next
   candidate takes its place, until N are rated or the list runs out.
 - One model budget: every child's model calls are charged to the pipeline's ledger (``budget``).
 - A desk run that is refused (not a company: a fund, no CIK) or fails is a row with the reason.
@@ -18,6 +19,7 @@ Rules:
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from datetime import date
 from typing import Any, TypedDict, cast
 
@@ -28,9 +30,20 @@ from pydantic import BaseModel
 from findesk.agents.roles.scan.models import Candidate
 from findesk.analytics.scan.candidates import ranked
 from findesk.core.events.trace import new_run_id, takes_child_runs
-from findesk.core.result import Err, ErrorCode, Result
+from findesk.core.executor import Executor, open_executor
+from findesk.core.result import Err, ErrorCode, Ok, Result
 from findesk.workflows.nodes import State
-from findesk.workflows.pipeline.budget import child_settings, shared_models
+from findesk.workflows.pipeline.budget import DEFAULT_TOKENS, child_settings, shared_models
+from findesk.workflows.pipeline.fanout import (
+    DeskDone,
+    DeskJob,
+    executor_settings,
+    job_settings,
+    outcome,
+    replay,
+    run_desk_job,
+    spent,
+)
 from findesk.workflows.pipeline.models import DeskRow
 from findesk.workflows.runner import WorkflowRun, run_workflow
 from findesk.workflows.scan.models import ScanReport
@@ -43,6 +56,8 @@ class PipelineState(TypedDict, total=False):
     day: date
     top: int
     user: str
+    executor: str | None  # the input's ``executor`` / ``address`` (``fanout``)
+    address: str | None
     scan: ScanReport | None
     scan_run_id: str | None
     scan_error: str | None
@@ -127,23 +142,70 @@ async def _desks(state: State, runtime: Runtime[RunKit]) -> dict[str, Any]:
 
     kit = runtime.context
     waiting = top_candidates(state.get("scan"))
+    chosen = executor_settings(kit.settings, state.get("executor"), state.get("address"))
+
+    def inputs_of(c: Candidate) -> dict[str, Any]:
+        return {"ticker": c.ticker, "date": state["day"].isoformat(), "user": state.get("user") or "local"}
+
+    def streamed(row: DeskRow) -> DeskRow:
+        runtime.stream_writer(("desk", row))
+        return row
 
     async def one(c: Candidate) -> DeskRow:
         run_id = new_run_id()
-        inputs = {"ticker": c.ticker, "date": state["day"].isoformat(), "user": state.get("user") or "local"}
-        row = _row(c, run_id, await child_run(kit, TRADE, inputs, run_id))
-        runtime.stream_writer(("desk", row))
-        return row
+        return streamed(_row(c, run_id, await child_run(kit, TRADE, inputs_of(c), run_id)))
 
     # the top N rated: a candidate the desk refuses (a fund, no CIK) is listed and the next one takes its
     # place, in waves of the places still open, until N are rated or the list runs out
     rows: list[DeskRow] = []
-    while waiting and (open_places := state["top"] - sum(r.status != "refused" for r in rows)) > 0:
-        wave, waiting = waiting[:open_places], waiting[open_places:]
-        rows += await asyncio.gather(*(one(c) for c in wave))
+    pool: Result[Executor] | None = None
+    try:
+        while waiting and (open_places := state["top"] - sum(r.status != "refused" for r in rows)) > 0:
+            wave, waiting = waiting[:open_places], waiting[open_places:]
+            if chosen.kind != "ray":
+                rows += await asyncio.gather(*(one(c) for c in wave))
+                continue
+            if pool is None:  # opened once the scan has candidates, on a thread (connecting blocks)
+                pool = await asyncio.to_thread(open_executor, chosen)
+            rows += [streamed(r) for r in await _wave_on(pool, kit, wave, inputs_of)]
+    finally:
+        if pool is not None and isinstance(pool, Ok):
+            await asyncio.to_thread(pool.value.close)
     await kit.durable()
     ledger = kit.runtime.budget
     return {"rows": rows, "budget_usd": ledger.limit_usd, "spent_usd": ledger.spent_usd}
+
+
+async def _wave_on(
+    pool: Result[Executor],
+    kit: RunKit,
+    wave: list[Candidate],
+    inputs_of: Callable[[Candidate], dict[str, Any]],
+) -> list[DeskRow]:
+    """One wave of desk runs as jobs on ``pool`` (``fanout``): recorded as in-process child runs are."""
+    ids = [new_run_id() for _ in wave]
+    ledger = kit.runtime.budget
+    done: list[Result[DeskDone]]
+    if isinstance(pool, Err):
+        done = [pool] * len(wave)
+    elif kit.settings is None:
+        done = [Err(ErrorCode.NOT_CONFIGURED, "this run has no settings to hand to the executor")] * len(wave)
+    else:
+        # each job's budget: an equal slice of what the one ledger has left, up front
+        usd = (ledger.limit_usd - ledger.spent_usd) / len(wave)
+        tokens = ((ledger.limit_tokens or DEFAULT_TOKENS) - ledger.used_tokens) // len(wave)
+        settings = job_settings(kit.settings, usd, tokens)
+        jobs = [
+            DeskJob(settings, kit.context, inputs_of(c), i, kit.mode) for c, i in zip(wave, ids, strict=True)
+        ]
+        done = await asyncio.to_thread(pool.value.map, run_desk_job, jobs)
+    sinks = [s for s in kit.tracer.bus.sinks if takes_child_runs(s)]
+    rows = []
+    for c, run_id, got in zip(wave, ids, done, strict=True):
+        if isinstance(got, Ok):
+            ledger.charge(*spent(replay(got.value, sinks)))
+        rows.append(_row(c, run_id, outcome(got, run_id)))
+    return rows
 
 
 def build_graph() -> StateGraph:  # type: ignore[type-arg]

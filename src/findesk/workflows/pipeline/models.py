@@ -10,6 +10,8 @@ Rules:
 - ``budget_usd`` is the whole pipeline's model budget (the run's ``[llm] budget_usd``), one ledger
   shared by the scan and every desk run; ``spent_usd`` is what they spent together.
 - ``user`` is bound by the interface to the caller (the desk runs' decision log), never typed.
+- ``executor`` and ``address`` (local-only: a remote caller can never point the server at a cluster) say
+  where the desk runs go: in this process (default, ``[executor]`` permitting) or on Ray (``fanout``).
 """
 
 from __future__ import annotations
@@ -39,6 +41,13 @@ class PipelineInput(BaseModel):
         None, description="Scan and decision date (YYYY-MM-DD); default: the as-of date."
     )
     top: int = Field(3, ge=1, le=MAX_TOP, description="Candidates sent to the trading desk (1-5).")
+    executor: Literal["local", "ray"] | None = Field(
+        None,
+        description="Where the desk runs go: local (in this process, the default) or ray (a Ray cluster).",
+    )
+    address: str | None = Field(
+        None, description="The Ray cluster's HOST:PORT (implies --executor ray); none: a private local Ray."
+    )
     user: SkipJsonSchema[str] = "local"
 
 

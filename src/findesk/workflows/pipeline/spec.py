@@ -5,6 +5,9 @@ Rules:
 - The scan and the N desk runs are child runs (``graph``), each recorded under its own id; the summary
   names every one. The desk runs' decision log is the bound caller's, never a request field.
 - One model budget for the whole pipeline: the run's ledger, shared by every child (``budget``).
+- The desk runs go where ``executor`` / ``address`` say (``fanout``): local-only fields, so a remote caller
+  can neither set them nor see them in the schema; a Ray that is missing or not listening is refused before
+  the scan runs, as one line.
 - Sections stream as the pipeline goes: the scan's candidates, each desk row as its run ends, the summary.
 """
 
@@ -14,10 +17,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from findesk.agents.roles.scan.models import Candidate
-from findesk.core.config import Settings
-from findesk.core.result import Ok, Result
+from findesk.core.config import ExecutorSettings, Settings
+from findesk.core.executor import choose
+from findesk.core.result import Err, Ok, Result
 from findesk.data.context import DataContext
+from findesk.tools.base import ToolContext
 from findesk.workflows.pipeline import render
+from findesk.workflows.pipeline.fanout import check_reachable
 from findesk.workflows.pipeline.graph import build_graph, top_candidates
 from findesk.workflows.pipeline.models import DeskRow, PipelineInput, PipelineReport
 from findesk.workflows.report_parts import e
@@ -42,7 +48,21 @@ def _bind(inputs: PipelineInput, caller: RunCaller) -> Result[PipelineInput]:
 
 
 def _initial(inputs: PipelineInput, context: DataContext) -> dict[str, Any]:
-    return {"day": inputs.date or context.as_of, "top": inputs.top, "user": inputs.user, "rows": []}
+    return {
+        "day": inputs.date or context.as_of,
+        "top": inputs.top,
+        "user": inputs.user,
+        "executor": inputs.executor,
+        "address": inputs.address,
+        "rows": [],
+    }
+
+
+async def _precheck(_tools: ToolContext, inputs: PipelineInput) -> Err | None:
+    """A run asked to go to Ray where Ray is missing or nothing listens: refused before the scan runs."""
+    if inputs.executor == "local" or (inputs.executor is None and inputs.address is None):
+        return None
+    return await check_reachable(choose(ExecutorSettings(), inputs.executor, inputs.address))
 
 
 def _candidates_html(candidates: list[Candidate], chosen: list[Candidate]) -> str:
@@ -177,4 +197,7 @@ SPEC: WorkflowSpec[PipelineInput, PipelineReport] = WorkflowSpec(
     },
     bind_caller=_bind,
     prepare=_prepare,
+    precheck=_precheck,
+    # a remote caller may not send the server's desk runs to a machine of its choosing
+    local_only=("executor", "address"),
 )
