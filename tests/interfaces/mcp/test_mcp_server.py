@@ -30,6 +30,7 @@ from typer.testing import CliRunner
 
 from findesk.core.access import open_key_store
 from findesk.core.config import Settings
+from findesk.interfaces.api.app import MAX_BODY_BYTES
 from serve_kit import free_port
 
 AS_OF = "2025-08-29"
@@ -253,6 +254,15 @@ def test_http_needs_a_valid_key_and_keeps_the_tier_limits(
         assert answer.json()["error"]["code"] == "unauthorized", why
     revoked = httpx.post(server.url, json=hello, headers=refused["revoked key"], timeout=10).json()
     assert "revoked" in revoked["error"]["message"]
+
+    # a keyed caller's oversized body is refused unread, and an endless header is cut off, as by the API
+    keyed = {"Authorization": f"Bearer {secrets['pro']}", "Accept": "application/json, text/event-stream"}
+    huge = {**hello, "params": {"padding": "x" * (2 * MAX_BODY_BYTES)}}
+    too_large = httpx.post(server.url, json=huge, headers=keyed, timeout=10)
+    assert too_large.status_code == 413
+    assert too_large.json()["error"]["code"] == "payload_too_large"
+    long_header = httpx.post(server.url, json=hello, headers={**keyed, "X-Pad": "y" * 64_000}, timeout=10)
+    assert long_header.status_code == 431
 
     quote = ("get_quote", {"symbol": "AAPL", "as_of": AS_OF})
     tools, result = asyncio.run(asyncio.wait_for(_http_calls(server.url, secrets["pro"], [quote]), CALL_S))

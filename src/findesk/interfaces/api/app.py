@@ -90,27 +90,36 @@ class RequestGate:
                 ),
             )
             return
-        if declared is not None and declared.isdigit() and int(declared) > self.limit:
-            await _refuse(scope, receive, send, self._too_large())
-            return
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":  # the client left before sending it all
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.limit:
-                await _refuse(scope, receive, send, self._too_large())
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        await self.app(scope, _replay(b"".join(chunks), receive), send)
+        replay = await read_capped_body(scope, receive, send, self.limit)
+        if replay is not None:
+            await self.app(scope, replay, send)
 
-    def _too_large(self) -> Response:
-        return error_response("payload_too_large", f"the request body is over {self.limit // 1024} KiB", 413)
+
+async def read_capped_body(scope: Scope, receive: Receive, send: Send, limit: int) -> Receive | None:
+    """Read a request's body, at most ``limit`` bytes of it: the body replayed for the app, or ``None``
+    when it was refused (413, the connection closed unread) or the client left before sending it all."""
+    declared = Headers(scope=scope).get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        await _refuse(scope, receive, send, _too_large(limit))
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":  # the client left before sending it all
+            return None
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            await _refuse(scope, receive, send, _too_large(limit))
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return _replay(b"".join(chunks), receive)
+
+
+def _too_large(limit: int) -> Response:
+    return error_response("payload_too_large", f"the request body is over {limit // 1024} KiB", 413)
 
 
 _NO_BODY = frozenset({"GET", "HEAD", "OPTIONS"})

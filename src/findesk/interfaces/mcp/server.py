@@ -7,6 +7,8 @@ Rules:
   (``Authorization: Bearer fdk_…`` or ``X-API-Key``, checked by ``core.access``): a missing, malformed,
   unknown or revoked key is a 401 JSON error before the MCP layer sees the request; the verified key
   rides in the request's scope to the call, which is admitted against the key's tier (``calls``).
+- A request's line and headers are capped as the API caps them (``http_limits``), and its body is read
+  only after the key is verified, at most the API's ``MAX_BODY_BYTES`` (413 past it, the rest unread).
 - Progress notifications are sent only for a call whose client sent a progressToken.
 - The SDK's DNS-rebinding protection stays on for a loopback bind (its default).
 """
@@ -110,7 +112,12 @@ class KeyGate:
             await JSONResponse(body, status_code=status, headers=headers)(scope, receive, send)
             return
         scope[SCOPE_KEY] = key
-        await self.app(scope, receive, send)
+        from findesk.interfaces.api.app import MAX_BODY_BYTES, read_capped_body  # loaded for HTTP only
+
+        # the body is read only now, after the key, and at most MAX_BODY_BYTES of it (as the API does)
+        replay = await read_capped_body(scope, receive, send, MAX_BODY_BYTES)
+        if replay is not None:
+            await self.app(scope, replay, send)
 
     async def _verify(self, conn: HTTPConnection) -> ApiKey | Err:
         from findesk.interfaces.api.auth import presented_key
@@ -136,5 +143,9 @@ def http_app(desk: Desk, host: str) -> ASGIApp:
 async def serve_http(desk: Desk, sock: socket.socket, host: str, log_level: str) -> None:
     import uvicorn
 
-    config = uvicorn.Config(http_app(desk, host), log_level=log_level, timeout_graceful_shutdown=5)
+    from findesk.interfaces.api.http_limits import uvicorn_http_options
+
+    config = uvicorn.Config(
+        http_app(desk, host), log_level=log_level, timeout_graceful_shutdown=5, **uvicorn_http_options()
+    )
     await uvicorn.Server(config).serve(sockets=[sock])
