@@ -89,6 +89,9 @@ class Tool:
     summarize: Callable[[Any], str] = field(default=lambda value: _default_summary(value))
     timeout_s: float = 30.0
     third_party: Genre | None = None  # the genre of stranger-written text it returns, if any
+    # acts on the machine that runs it (sends email, writes files): an agent of a local run may call it,
+    # an interface never offers it to a remote caller (the MCP server over HTTP)
+    local_only: bool = False
 
     def spec(self) -> ToolSpec:
         schema = self.args.model_json_schema()

@@ -175,6 +175,7 @@ send_report_email = Tool(
     fn=_deliver,
     summarize=summarize_delivery,
     timeout_s=60.0,
+    local_only=True,  # an open mail relay and files on the server, for whoever can call it
 )
 
 TOOLS: tuple[Tool, ...] = (send_report_email,)

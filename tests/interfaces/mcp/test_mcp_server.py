@@ -271,6 +271,11 @@ def test_http_needs_a_valid_key_and_keeps_the_tier_limits(
     assert result.structured_content["result"]["price"] == 232.14
     assert result.structured_content["data_mode"] == "snapshot"
     # the remote schema leaves out fields naming files on the server
+    # a tool that acts on the server (mails anyone, writes files) is neither listed nor callable remotely
+    assert "send_report_email" not in {t.name for t in tools}
+    mail = ("send_report_email", {"subject": "hi", "text": "x", "html": "x", "to": ["victim@example.com"]})
+    _, mailed = asyncio.run(asyncio.wait_for(_http_calls(server.url, secrets["pro"], [mail]), CALL_S))
+    assert mailed.is_error and "send_report_email" in _text(mailed)
     etf = next(t for t in tools if t.name == "etf-weekly")
     assert "config" not in etf.input_schema["properties"] and "out" not in etf.input_schema["properties"]
 

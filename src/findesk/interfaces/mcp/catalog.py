@@ -9,6 +9,8 @@ Rules:
 - A description tells a model what the tool does (the tool's or spec's own text), when to use it, what
   it returns (JSON with ``as_of``, ``data_mode`` and ``sources``, plus a readable text) and, for
   workflows, that findesk never gives buy/sell advice.
+- A remote caller (HTTP) is never offered a ``local_only`` tool (``send_report_email``: it would be a
+  mail relay and a file writer on the server for any key holder); calling one is an unknown tool.
 - A workflow that cannot be loaded (a broken plug-in) is left out of the list; calling it says why.
 """
 
@@ -103,11 +105,13 @@ def with_options(schema: dict[str, Any], options: dict[str, dict[str, Any]]) -> 
     return out
 
 
-def data_entries(tools: ToolRegistry) -> list[Entry]:
+def data_entries(tools: ToolRegistry, *, remote: bool) -> list[Entry]:
     out = []
     for name in tools.names():
         tool = tools.get(name)
         assert tool is not None
+        if remote and tool.local_only:  # e.g. send_report_email: a mail relay for any key holder
+            continue
         spec = tool.spec()
         described = f"{spec.description}\n\n{DATA_RETURNS}"
         schema = with_options(dict(spec.parameters), {AS_OF: AS_OF_SCHEMA})
@@ -152,7 +156,7 @@ def backtest_entry() -> Entry:
 def build(tools: ToolRegistry, *, remote: bool) -> dict[str, Entry]:
     """Every MCP tool by name; a name taken twice keeps its first entry (data tools come first)."""
     out: dict[str, Entry] = {}
-    for entry in [*data_entries(tools), *workflow_entries(remote=remote), backtest_entry()]:
+    for entry in [*data_entries(tools, remote=remote), *workflow_entries(remote=remote), backtest_entry()]:
         if entry.tool.name in out:
             log.warning("MCP tool %s is listed once; a later entry of that name is left out", entry.tool.name)
             continue
