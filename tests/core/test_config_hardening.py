@@ -181,3 +181,16 @@ def test_free_keys_below_a_mapping_and_the_non_setting_variables_are_accepted(
     loaded = load_settings()
     assert isinstance(loaded, Ok), loaded
     assert loaded.value.llm.servers["vllm"].base_url == "http://127.0.0.1:9/v1"
+
+
+@pytest.mark.parametrize(
+    "endpoint", ["not-a-url", "127.0.0.1:4318/v1/traces", "ftp://h/v1/traces", "http:// x"]
+)
+def test_an_otlp_endpoint_that_is_no_http_url_is_refused(
+    monkeypatch: pytest.MonkeyPatch, endpoint: str
+) -> None:
+    # accepted, it would cost every run's trace with only a warning to show for it
+    monkeypatch.setenv("FINDESK_TELEMETRY__OTLP_ENDPOINT", endpoint)
+    refused = load_settings()
+    assert isinstance(refused, Err) and "telemetry.otlp_endpoint" in refused.reason
+    assert "is not an http(s) URL" in refused.reason

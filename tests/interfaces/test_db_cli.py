@@ -45,3 +45,18 @@ def test_current_creates_nothing_and_upgrade_migrates_once(
         assert shown["location"] == str(path)
     else:  # the driver findesk chose, and never a password
         assert shown["location"].startswith("postgresql+psycopg://postgres:***@/")
+
+
+def test_a_database_that_is_down_is_one_line_without_its_password(monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv("FINDESK_AUDIT_URL", f"postgresql://findesk:hunter2@127.0.0.1:{port}/findesk")
+    got = runner.invoke(app, ["db", "upgrade"])
+    assert got.exit_code == 5  # unavailable
+    lines = got.output.strip().splitlines()
+    # psycopg adds a hint line ("Is the server running…?"); an error stays one line
+    assert len(lines) == 1 and lines[0].startswith("findesk: unavailable: cannot upgrade the schema")
+    assert "Connection refused" in lines[0] and "hunter2" not in got.output

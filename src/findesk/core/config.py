@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -216,6 +216,14 @@ class TelemetrySettings(BaseModel):
     timeout_s: float = Field(5.0, gt=0, le=60)  # one export request, retries included
     # how long a process that ends waits for its last spans; a collector that is down costs no more
     flush_timeout_s: float = Field(2.0, ge=0, le=30)
+
+    @field_validator("otlp_endpoint")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        # a typo here would otherwise cost every run's trace, with only a warning to show for it
+        if value is not None and not re.fullmatch(r"https?://[^/\s]+(/\S*)?", value.strip()):
+            raise ValueError(f"{value!r} is not an http(s) URL such as http://127.0.0.1:4318/v1/traces")
+        return value.strip() if value is not None else None
 
 
 class ExecutorSettings(BaseModel):

@@ -204,6 +204,9 @@ def ray_unreachable(address: str, timeout_s: float = 5.0) -> str | None:
 def connect_ray(address: str | None, object_store_mb: int = 256) -> Result[RayExecutor]:
     """A Ray executor on the cluster at ``address`` ("HOST:PORT"), or a private local Ray (None, "local")."""
     target = (address or LOCAL_RAY).strip() or LOCAL_RAY
+    host, _, port = target.rpartition(":")
+    if target != LOCAL_RAY and not (host and port.isdigit() and 0 < int(port) < 65536):
+        return Err(ErrorCode.INVALID_INPUT, f"a Ray address is HOST:PORT or 'local', not {target!r}")
     loopback = target != LOCAL_RAY and _is_loopback(target)
     if loopback:
         # Ray reads this when it is imported: without it, it swaps a loopback address for the machine's

@@ -12,7 +12,7 @@ Rules:
   revision under the write lock (creating it, or adopting a database made before migrations); opening
   read-only changes nothing and finds a database without the store's tables ``not_found``.
 - errors are data: ``state_url`` returns ``Err``, and ``database_error`` turns a failed statement into
-  one; ``open_engine`` is lazy and connects nothing, so it fails only on a missing driver
+  one, on one line; ``open_engine`` is lazy and connects nothing, so it fails only on a missing driver
   (``ImportError``), which callers turn into ``not_configured``.
 """
 
@@ -160,4 +160,6 @@ def database_error(exc: Exception, doing: str, location: str) -> Err:
     """A failed statement or connection as ``unavailable``: the database is locked, down or unreadable.
     The driver's own message is kept (it says which), SQLAlchemy's wrapping and SQL text are not."""
     reason = getattr(exc, "orig", None) or exc
-    return Err(ErrorCode.UNAVAILABLE, f"cannot {doing} in {location}: {reason}")
+    # drivers add hint lines ("Is the server running on that host…?"): an error is one line
+    said = " ".join(str(reason).split())
+    return Err(ErrorCode.UNAVAILABLE, f"cannot {doing} in {location}: {said}")

@@ -158,3 +158,11 @@ def test_index_encoding_on_ray_equals_the_local_pool(ray_address: str) -> None:
     assert on_ray.shape == (90, 384)
     assert np.array_equal(on_ray, local)  # the same slices on every executor: the same bits
     assert np.allclose(on_ray, default_encoder().encode(texts), atol=1e-4)  # and MiniLM's vector space
+
+
+@pytest.mark.parametrize("address", ["garbage", "head:", ":6379", "head:99999"])
+def test_a_ray_address_that_is_no_host_and_port_is_a_caller_mistake(address: str) -> None:
+    # checked before Ray is imported or anything is dialled: exit 2 (invalid input), not "unavailable"
+    got = connect_ray(address)
+    assert isinstance(got, Err) and got.code is ErrorCode.INVALID_INPUT
+    assert got.reason == f"a Ray address is HOST:PORT or 'local', not {address!r}"
