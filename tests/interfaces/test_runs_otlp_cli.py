@@ -80,3 +80,13 @@ def test_without_an_endpoint_it_says_how_to_set_one() -> None:
     done = findesk("runs", "export-otlp", RUN)
     assert done.returncode != 0
     assert "no OTLP endpoint" in done.stderr and "FINDESK_TELEMETRY__OTLP_ENDPOINT" in done.stderr
+
+
+def test_an_endpoint_that_is_no_url_is_refused_before_anything_is_sent() -> None:
+    _record()
+    done = findesk("runs", "export-otlp", RUN, "--endpoint", "localhost:4318")
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "findesk: invalid_input: --endpoint: otlp_endpoint: Value error, 'localhost:4318' is not an http(s) "
+        "URL such as http://127.0.0.1:4318/v1/traces"
+    ]

@@ -200,13 +200,21 @@ def export_otlp(
     ),
 ) -> None:
     """Send a recorded run as one OpenTelemetry trace (Langfuse, Jaeger, Grafana Tempo, a collector)."""
-    from findesk.core.config import mask_url
+    from pydantic import ValidationError
+
+    from findesk.core.config import TelemetrySettings, mask_url
     from findesk.core.events.otel import export_events
     from findesk.core.events.spans import trace_id_of
+    from findesk.core.result import validation_reason
 
     settings = ses.load()
     if endpoint:
-        telemetry = settings.telemetry.model_copy(update={"otlp_endpoint": endpoint})
+        try:  # validated as the setting is: a typo is a caller error, not a trace lost in the post
+            telemetry = TelemetrySettings.model_validate(
+                {**settings.telemetry.model_dump(), "otlp_endpoint": endpoint}
+            )
+        except ValidationError as exc:
+            ses.fail(Err(ErrorCode.INVALID_INPUT, f"--endpoint: {validation_reason(exc, limit=1)}"))
         settings = settings.model_copy(update={"telemetry": telemetry})
     target = settings.telemetry.otlp_endpoint
     if not target:
