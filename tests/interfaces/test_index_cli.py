@@ -269,7 +269,16 @@ def test_a_real_ctrl_c_stops_the_build_cleanly(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("FINDESK_")}
     env |= {"FINDESK_CONFIG": os.environ["FINDESK_CONFIG"], "FINDESK_CACHE_DIR": str(tmp_path / "cache")}
     args = [sys.executable, "-m", "findesk", "index", "build", "--corpus", str(corpus), "--index", str(index)]
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(
+        args,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        # as a terminal starts it: a suite launched in the background (`cmd &` without job control)
+        # hands its children SIGINT ignored, and Python then never raises KeyboardInterrupt
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline and proc.poll() is None and _complete(index) == 0:
         time.sleep(0.05)
