@@ -4,8 +4,9 @@ listens.
 ``ray_head()`` starts ``ray start --head --block`` in a new process group, every port on 127.0.0.1, and
 stops it by that group's id, so a test reaches no server it did not start and leaves no process behind.
 Without Ray installed (or without its command beside the interpreter) it skips, except under ``CI``,
-where it fails. A test module that uses it sets ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0`` at import, before anything imports Ray (``LOOPBACK_ENV``):
-Ray reads it when it is imported, and without it swaps the head's loopback address for the machine's own.
+where it fails. A test module that uses it sets ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0`` at import,
+before anything imports Ray (``LOOPBACK_ENV``): Ray reads it when it is imported, and without it swaps
+the head's loopback address for the machine's own.
 """
 
 from __future__ import annotations
