@@ -31,6 +31,17 @@ def require_snapshot(root: Path | None, *, ci: bool) -> Path:
     return root
 
 
+def snapshot_settings(snapshot_dir: Path, factory: pytest.TempPathFactory, name: str) -> Settings:
+    """Settings on the snapshot with a cache and a state folder of their own (``<name>-cache``, ``…-state``)
+    and the snapshot mode's vendor chains: what a module of workflow tests shares."""
+    return Settings(
+        snapshot_dir=snapshot_dir,
+        cache_dir=factory.mktemp(f"{name}-cache"),
+        state_dir=factory.mktemp(f"{name}-state"),
+        chains={},
+    )
+
+
 def snapshot_tools(settings: Settings, as_of: date | str = AS_OF) -> Iterator[ToolContext]:
     """An open tool context on the snapshot at ``as_of``, closed after; ``yield from`` it in a fixture."""
     context = resolve_context(settings, mode="snapshot", as_of=as_of)

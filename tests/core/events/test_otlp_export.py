@@ -27,7 +27,7 @@ from findesk.testing.fake_research_models import research_models
 from findesk.tools.base import ToolContext
 from findesk.workflows.research.spec import SPEC
 from otlp_kit import Received, Receiver
-from snapshot_kit import snapshot_tools
+from snapshot_kit import snapshot_settings, snapshot_tools
 from workflow_kit import run_spec
 
 AS_OF = "2025-08-29"
@@ -49,12 +49,7 @@ def _dead_endpoint() -> str:
 
 @pytest.fixture(scope="module")
 def base_settings(snapshot_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    return Settings(
-        snapshot_dir=snapshot_dir,
-        cache_dir=tmp_path_factory.mktemp("otel-cache"),
-        state_dir=tmp_path_factory.mktemp("otel-state"),
-        chains={},
-    )
+    return snapshot_settings(snapshot_dir, tmp_path_factory, "otel")
 
 
 @pytest.fixture(scope="module")

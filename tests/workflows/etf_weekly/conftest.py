@@ -13,17 +13,12 @@ from etf_kit import WEEK, WeeklyRun, growth_strategy, run_weekly
 
 from findesk.core.config import Settings
 from findesk.tools.base import ToolContext
-from snapshot_kit import snapshot_tools
+from snapshot_kit import snapshot_settings, snapshot_tools
 
 
 @pytest.fixture(scope="module")
 def etf_settings(snapshot_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    return Settings(
-        snapshot_dir=snapshot_dir,
-        cache_dir=tmp_path_factory.mktemp("etf-cache"),
-        state_dir=tmp_path_factory.mktemp("etf-state"),
-        chains={},
-    )
+    return snapshot_settings(snapshot_dir, tmp_path_factory, "etf")
 
 
 @pytest.fixture(scope="module")

@@ -11,17 +11,12 @@ from movers_kit import DAY, MoversRun, run_movers
 
 from findesk.core.config import Settings
 from findesk.tools.base import ToolContext
-from snapshot_kit import snapshot_tools
+from snapshot_kit import snapshot_settings, snapshot_tools
 
 
 @pytest.fixture(scope="module")
 def movers_settings(snapshot_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    return Settings(
-        snapshot_dir=snapshot_dir,
-        cache_dir=tmp_path_factory.mktemp("movers-cache"),
-        state_dir=tmp_path_factory.mktemp("movers-state"),
-        chains={},
-    )
+    return snapshot_settings(snapshot_dir, tmp_path_factory, "movers")
 
 
 @pytest.fixture(scope="module")

@@ -10,19 +10,14 @@ import pytest
 
 from findesk.core.config import Settings
 from findesk.tools.base import ToolContext
-from snapshot_kit import snapshot_tools
+from snapshot_kit import snapshot_settings, snapshot_tools
 
 DAY = "2025-08-29"
 
 
 @pytest.fixture(scope="module")
 def pipe_settings(snapshot_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    return Settings(
-        snapshot_dir=snapshot_dir,
-        cache_dir=tmp_path_factory.mktemp("pipe-cache"),
-        state_dir=tmp_path_factory.mktemp("pipe-state"),
-        chains={},
-    )
+    return snapshot_settings(snapshot_dir, tmp_path_factory, "pipe")
 
 
 @pytest.fixture(scope="module")

@@ -11,17 +11,12 @@ from scan_kit import DAY, ScanRun, run_scan
 
 from findesk.core.config import Settings
 from findesk.tools.base import ToolContext
-from snapshot_kit import snapshot_tools
+from snapshot_kit import snapshot_settings, snapshot_tools
 
 
 @pytest.fixture(scope="module")
 def scan_settings(snapshot_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    return Settings(
-        snapshot_dir=snapshot_dir,
-        cache_dir=tmp_path_factory.mktemp("scan-cache"),
-        state_dir=tmp_path_factory.mktemp("scan-state"),
-        chains={},
-    )
+    return snapshot_settings(snapshot_dir, tmp_path_factory, "scan")
 
 
 @pytest.fixture(scope="module")

@@ -11,17 +11,12 @@ from trade_kit import CASES, NVDA_DAY, TradeRun, run_trade
 
 from findesk.core.config import Settings
 from findesk.tools.base import ToolContext
-from snapshot_kit import snapshot_tools
+from snapshot_kit import snapshot_settings, snapshot_tools
 
 
 @pytest.fixture(scope="module")
 def trade_settings(snapshot_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    return Settings(
-        snapshot_dir=snapshot_dir,
-        cache_dir=tmp_path_factory.mktemp("trade-cache"),
-        state_dir=tmp_path_factory.mktemp("trade-state"),
-        chains={},
-    )
+    return snapshot_settings(snapshot_dir, tmp_path_factory, "trade")
 
 
 @pytest.fixture(scope="module")
