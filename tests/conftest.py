@@ -42,11 +42,22 @@ def _block_network() -> Iterator[None]:
     socket.socket.connect = _real_connect  # type: ignore[method-assign]
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _shared_snapshot_indexes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """One folder of snapshot price and listing indexes for the whole session, as servers may share
+    one (``snapshot_index_dir``): built once instead of ~250 MB in each of the suite's cache folders,
+    which filled the disk. Session-wide (not per test) so that module fixtures' settings see it too;
+    tests of the per-cache default set their own."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("FINDESK_SNAPSHOT_INDEX_DIR", str(tmp_path_factory.mktemp("snapshot-index")))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     """Tests never read the developer's own config file, keys, cache or audit log."""
     for key in list(os.environ):
-        if key.startswith("FINDESK_") and key != "FINDESK_SNAPSHOT_DIR":
+        if key.startswith("FINDESK_") and key not in ("FINDESK_SNAPSHOT_DIR", "FINDESK_SNAPSHOT_INDEX_DIR"):
             monkeypatch.delenv(key, raising=False)
     for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"):
         monkeypatch.delenv(key, raising=False)

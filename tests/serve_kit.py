@@ -13,7 +13,6 @@ Rules:
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
@@ -25,6 +24,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from snapshot_kit import env_without_settings
+
 STOP_S = 30.0
 
 
@@ -34,9 +35,10 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def environment(drop: tuple[str, ...] = ("FINDESK_",), **values: str) -> dict[str, str]:
-    """The caller's environment without the variables starting with ``drop``, plus ``values``."""
-    return {k: v for k, v in os.environ.items() if not k.startswith(drop)} | values
+def environment(drop: tuple[str, ...] = (), **values: str) -> dict[str, str]:
+    """The caller's environment without its ``FINDESK_*`` settings (but the session's shared snapshot
+    indexes) and the variables starting with ``drop``, plus ``values``."""
+    return {k: v for k, v in env_without_settings().items() if not (drop and k.startswith(drop))} | values
 
 
 class Server:

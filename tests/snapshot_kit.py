@@ -6,6 +6,7 @@ context a run uses on that snapshot (``snapshot_tools``)."""
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -20,6 +21,9 @@ from findesk.tools.catalog import close_tool_context, open_tool_context
 
 AS_OF = date(2025, 8, 29)
 
+# the session's one folder of snapshot price and listing indexes (conftest's _shared_snapshot_indexes)
+SHARED_INDEXES = "FINDESK_SNAPSHOT_INDEX_DIR"
+
 MISSING = "the recorded snapshot (../shared/snapshot or FINDESK_SNAPSHOT_DIR) is not available"
 
 
@@ -29,6 +33,15 @@ def require_snapshot(root: Path | None, *, ci: bool) -> Path:
             pytest.fail(f"{MISSING}; CI must run with the snapshot beside the checkout", pytrace=False)
         pytest.skip(MISSING)
     return root
+
+
+def env_without_settings() -> dict[str, str]:
+    """This process's environment less every ``FINDESK_*`` setting, for a ``findesk`` subprocess that is
+    given its own; the session's shared snapshot index folder is kept (a rebuilt copy costs ~250 MB)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FINDESK_")}
+    if SHARED_INDEXES in os.environ:
+        env[SHARED_INDEXES] = os.environ[SHARED_INDEXES]
+    return env
 
 
 def snapshot_settings(snapshot_dir: Path, factory: pytest.TempPathFactory, name: str) -> Settings:

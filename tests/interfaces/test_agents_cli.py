@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 
 from findesk.core.events.jsonl import read_jsonl
+from snapshot_kit import env_without_settings
 
 
 def findesk(*args: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("FINDESK_")}
+    env = env_without_settings()
     for key in ("FINDESK_CACHE_DIR", "FINDESK_CONFIG", "FINDESK_STATE_DIR"):
         env[key] = os.environ[key]
     env.update(extra_env)

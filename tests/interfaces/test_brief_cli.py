@@ -10,10 +10,11 @@ from pathlib import Path
 
 from findesk.interfaces.cli.brief_view import SCREEN_LINES
 from findesk.workflows.brief.models import SECTION_TITLES, Briefing
+from snapshot_kit import env_without_settings
 
 
 def findesk(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("FINDESK_")}
+    env = env_without_settings()
     for key in ("FINDESK_CACHE_DIR", "FINDESK_CONFIG", "FINDESK_STATE_DIR"):
         env[key] = os.environ[key]
     return subprocess.run(

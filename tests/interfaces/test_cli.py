@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from snapshot_kit import env_without_settings
+
 
 def findesk(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith("FINDESK_")}
+    full_env = env_without_settings()
     full_env["FINDESK_CACHE_DIR"] = os.environ["FINDESK_CACHE_DIR"]
     full_env["FINDESK_CONFIG"] = os.environ["FINDESK_CONFIG"]
     full_env.update(env or {})

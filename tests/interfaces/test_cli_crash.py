@@ -21,10 +21,11 @@ from typing import Any
 import pytest
 
 from plugin_workflows import GATE_ENV, plugin_env
+from snapshot_kit import env_without_settings
 
 
 def _env(gates: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("FINDESK_", "GATED_"))}
+    env = {k: v for k, v in env_without_settings().items() if not k.startswith("GATED_")}
     for key in ("FINDESK_CACHE_DIR", "FINDESK_STATE_DIR", "FINDESK_CONFIG", "FINDESK_SNAPSHOT_DIR"):
         if key in os.environ:
             env[key] = os.environ[key]

@@ -19,6 +19,7 @@ from findesk.core.config import Settings
 from findesk.core.events.audit import AuditLog
 from findesk.core.result import Err
 from findesk.interfaces.cli.main import app
+from snapshot_kit import env_without_settings
 
 AS_OF = "2025-08-29"
 
@@ -37,7 +38,7 @@ def _warm_cache(_shared_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def findesk(
     *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if not k.startswith("FINDESK_")}
+    base = env_without_settings()
     for key in ("FINDESK_CACHE_DIR", "FINDESK_CONFIG", "FINDESK_STATE_DIR"):
         base[key] = os.environ[key]
     return subprocess.run(

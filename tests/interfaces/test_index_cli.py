@@ -23,6 +23,7 @@ from findesk.knowledge.retrieval.chunks import Chunk, PageRecord
 from findesk.knowledge.retrieval.corpus import Corpus, page_sources
 from findesk.knowledge.retrieval.index import SourceDocument
 from search_kit import ACME_10K_URL, build
+from snapshot_kit import env_without_settings
 
 
 def cli(*args: str) -> Result:
@@ -266,7 +267,7 @@ def test_a_real_ctrl_c_stops_the_build_cleanly(tmp_path: Path) -> None:
     docs = {f"DOC{d:03d}": [" ".join(words[(d + i) % len(words)] for i in range(120))] for d in range(400)}
     corpus = write_pages(tmp_path / "pages.jsonl", docs)
     index = tmp_path / "index"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("FINDESK_")}
+    env = env_without_settings()
     env |= {"FINDESK_CONFIG": os.environ["FINDESK_CONFIG"], "FINDESK_CACHE_DIR": str(tmp_path / "cache")}
     args = [sys.executable, "-m", "findesk", "index", "build", "--corpus", str(corpus), "--index", str(index)]
     proc = subprocess.Popen(

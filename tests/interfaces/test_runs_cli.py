@@ -29,13 +29,14 @@ from findesk.core.events.model import (
 )
 from findesk.core.events.trace import EventBus, MemorySink, Tracer
 from findesk.interfaces.cli.live_view import LiveView
+from snapshot_kit import env_without_settings
 
 RUN = "0190aa11f00c1a2b3c"
 FAILED_RUN = "0190aa11f00d4e5f6a"
 
 
 def findesk(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("FINDESK_")}
+    env = env_without_settings()
     for key in ("FINDESK_CACHE_DIR", "FINDESK_STATE_DIR", "FINDESK_CONFIG"):
         env[key] = os.environ[key]
     return subprocess.run(

@@ -13,12 +13,13 @@ from findesk.core.events.model import AgentEnd, AgentStart, Done, LlmCall, ToolC
 from findesk.core.events.spans import EVENT_ID, INPUT_TOKENS, OPERATION, trace_id_of
 from findesk.core.events.trace import EventBus, MemorySink, Tracer
 from otlp_kit import Receiver
+from snapshot_kit import env_without_settings
 
 RUN = "0190aa11f00c7e7e7e"
 
 
 def findesk(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("FINDESK_")}
+    env = env_without_settings()
     for key in ("FINDESK_CACHE_DIR", "FINDESK_STATE_DIR", "FINDESK_CONFIG"):
         env[key] = os.environ[key]
     return subprocess.run(

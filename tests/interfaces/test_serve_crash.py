@@ -56,7 +56,7 @@ def env(tmp_path: Path, snapshot_dir: Path) -> Iterator[dict[str, str]]:
     gates = tmp_path / "gates"
     gates.mkdir()
     yield environment(
-        ("FINDESK_", GATE_ENV),
+        (GATE_ENV,),
         FINDESK_SNAPSHOT_DIR=str(snapshot_dir),
         FINDESK_STATE_DIR=str(tmp_path / "state"),
         FINDESK_CACHE_DIR=os.environ["FINDESK_CACHE_DIR"],

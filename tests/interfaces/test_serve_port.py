@@ -3,15 +3,16 @@ and no start-up banner claiming a URL that nothing of ours serves."""
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
 from pathlib import Path
 
+from snapshot_kit import env_without_settings
+
 
 def _serve(port: int, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("FINDESK_")}
+    env = env_without_settings()
     env |= {"FINDESK_STATE_DIR": str(tmp_path / "state"), "FINDESK_CACHE_DIR": str(tmp_path / "cache")}
     return subprocess.run(
         [sys.executable, "-m", "findesk", "serve", "--host", "127.0.0.1", "--port", str(port)],

@@ -18,13 +18,14 @@ from findesk.core.config import Settings
 from findesk.core.result import Err
 from findesk.workflows import inprocess, registry
 from plugin_workflows import KILL_ENV, plugin_env, target
+from snapshot_kit import env_without_settings
 
 PLUGIN = target("HARNESS")
 VOLATILE = ("run_id",)
 
 
 def findesk(*args: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("FINDESK_") and k != KILL_ENV}
+    env = {k: v for k, v in env_without_settings().items() if k != KILL_ENV}
     for key in ("FINDESK_CACHE_DIR", "FINDESK_CONFIG", "FINDESK_STATE_DIR", "FINDESK_SNAPSHOT_DIR"):
         if key in os.environ:
             env[key] = os.environ[key]

@@ -50,7 +50,7 @@ from findesk.workflows.evals.redteam import CATEGORIES, load_cases, run_cases, s
 from findesk.workflows.research.models import ResearchReport
 from findesk.workflows.research.spec import SPEC as RESEARCH
 from findesk.workflows.runner import run_workflow
-from snapshot_kit import snapshot_tools
+from snapshot_kit import SHARED_INDEXES, snapshot_tools
 
 AS_OF = date(2025, 8, 29)
 
@@ -304,7 +304,8 @@ def cli_env(snapshot_dir: Path, root: Path) -> Iterator[Path]:
     config.write_text("")
     with pytest.MonkeyPatch.context() as mp:
         for key in list(os.environ):
-            if key.startswith("FINDESK_") or key.endswith("_API_KEY") or key.endswith("_BASE_URL"):
+            unsafe = key.startswith("FINDESK_") or key.endswith("_API_KEY") or key.endswith("_BASE_URL")
+            if unsafe and key != SHARED_INDEXES:
                 mp.delenv(key)
         mp.setenv("FINDESK_SNAPSHOT_DIR", str(snapshot_dir))
         mp.setenv("FINDESK_CACHE_DIR", str(root / "cache"))

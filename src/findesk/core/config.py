@@ -275,6 +275,9 @@ class Settings(BaseSettings):
     # durable state: the audit log of every run (SQLite file by default, any SQLAlchemy URL allowed)
     state_dir: Path = Field(default_factory=lambda: Path.home() / ".local" / "share" / "findesk")
     audit_url: str | None = None  # default: sqlite:///<state_dir>/audit.sqlite3
+    # the snapshot's price and listing column indexes (~250 MB, keyed by each source file's path, size
+    # and mtime, written atomically): one folder may serve several cache dirs, processes and servers
+    snapshot_index_dir: Path | None = None  # default: <cache_dir>/snapshot
     index_dir: Path | None = None  # the retrieval index; default: <cache_dir>/retrieval
     # the retrieval index on PostgreSQL (postgresql://…, shared by several servers); replaces index_dir
     retrieval_url: str | None = None

@@ -140,7 +140,9 @@ class VendorFactory:
                 )
             from findesk.data.vendors.snapshot import SnapshotVendor
 
-            return Ok(SnapshotVendor(self.context.snapshot_dir, self.settings.cache_dir / "snapshot"))
+            cache = self.settings.cache_dir / "snapshot"
+            indexes = self.settings.snapshot_index_dir or cache
+            return Ok(SnapshotVendor(self.context.snapshot_dir, cache, indexes))
         spec = LIVE_VENDORS.get(name)
         if spec is None:
             return Err(ErrorCode.INVALID_INPUT, f"unknown vendor {name!r}")

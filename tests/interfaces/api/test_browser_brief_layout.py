@@ -7,7 +7,6 @@ The server runs on the real snapshot (``browser_kit.serving``); the export is wr
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -16,6 +15,8 @@ from pathlib import Path
 
 import pytest
 from browser_kit import browser_page, require_browser, serving
+
+from snapshot_kit import env_without_settings
 
 require_browser()
 
@@ -64,7 +65,7 @@ def test_html_export_fits_1280_px_and_its_markers_jump_to_linked_sources(
     snapshot_dir: Path, tmp_path: Path, page: Page
 ) -> None:
     out = tmp_path / "aapl.html"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("FINDESK_")}
+    env = env_without_settings()
     env |= {"FINDESK_SNAPSHOT_DIR": str(snapshot_dir), "FINDESK_STATE_DIR": str(tmp_path / "state")}
     subprocess.run(
         [sys.executable, "-m", "findesk", "brief", "AAPL", "--format", "html", "--quiet", "-o", str(out)],

@@ -12,9 +12,11 @@ from typing import Any
 import pytest
 from api_kit import MakeApi, brief
 
+from snapshot_kit import env_without_settings
+
 
 def cli_error(*args: str) -> Any:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("FINDESK_")}
+    env = env_without_settings()
     for key in ("FINDESK_CACHE_DIR", "FINDESK_CONFIG", "FINDESK_STATE_DIR"):
         env[key] = os.environ[key]
     proc = subprocess.run(

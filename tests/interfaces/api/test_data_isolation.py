@@ -31,7 +31,7 @@ from findesk.core.result import Err
 from findesk.interfaces.api.app import create_app
 from findesk.interfaces.api.services import ApiServices
 from findesk.knowledge.memory import MemoryStore
-from snapshot_kit import snapshot_tools
+from snapshot_kit import SHARED_INDEXES, snapshot_tools
 
 TIERS = {"big": ApiTier(rpm=10_000, daily_cost_usd=100.0)}
 SESSION = "alpha-desk"  # A's session id, which B also sends
@@ -99,7 +99,8 @@ def _text(frames: list[Sse]) -> str:
 def desk(snapshot_dir: Path, api_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Desk]:
     with pytest.MonkeyPatch.context() as env:
         # built before the per-test environment is cleaned: no developer setting reaches this server
-        for name in [k for k in os.environ if k.startswith("FINDESK_") and k != "FINDESK_SNAPSHOT_DIR"]:
+        kept = ("FINDESK_SNAPSHOT_DIR", SHARED_INDEXES)
+        for name in [k for k in os.environ if k.startswith("FINDESK_") and k not in kept]:
             env.delenv(name)
         config = tmp_path_factory.mktemp("isolation-config") / "findesk.toml"
         config.write_text("")

@@ -125,11 +125,13 @@ class Redactor:
     def of(cls, services: ApiServices) -> Redactor:
         settings = services.settings
         snapshot = settings.resolved_snapshot_dir()
+        indexes = settings.snapshot_index_dir
         found = [
             (services.audit.location, "the audit log"),
             (services.keys.location, "the state database"),
             (str(settings.state_dir), "the state directory"),
             (str(settings.cache_dir), "the cache directory"),
+            *([(str(indexes), "the snapshot index directory")] if indexes is not None else []),
             *([(str(snapshot), "the snapshot directory")] if snapshot is not None else []),
             (str(Path.home()), "~"),
         ]

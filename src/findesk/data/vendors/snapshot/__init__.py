@@ -45,8 +45,8 @@ class SnapshotVendor(Vendor):
     name = "snapshot"
     categories = frozenset(Category)
 
-    def __init__(self, root: Path, cache_dir: Path | None = None) -> None:
-        self.files = SnapshotFiles(root, cache_dir)
+    def __init__(self, root: Path, cache_dir: Path | None = None, index_dir: Path | None = None) -> None:
+        self.files = SnapshotFiles(root, cache_dir, index_dir)
         # Imports are local so that loading one store never imports the others' dependencies.
         self._sec = Lazy(self._make_sec)
         self._prices = Lazy(self._make_prices)

@@ -20,10 +20,13 @@ T = TypeVar("T")
 
 
 class SnapshotFiles:
-    def __init__(self, root: Path, cache_dir: Path | None = None) -> None:
+    def __init__(self, root: Path, cache_dir: Path | None = None, index_dir: Path | None = None) -> None:
         self.root = root
-        # where stores may keep derived indexes of big files (None: rebuild in every process)
+        # where stores may keep what they parse (None: rebuild in every process)
         self.cache_dir = cache_dir
+        # where the price and listing stores keep their column indexes of the big files (``.npy``
+        # only, content-keyed and written atomically, so processes and servers may share one folder)
+        self.index_dir = index_dir if index_dir is not None else cache_dir
 
     def path(self, rel: str) -> Path:
         return self.root / rel

@@ -272,7 +272,7 @@ class ListedStore:
     def _load_index(self) -> _SessionIndex | None:
         if not self.files.exists(MOVERS):
             return None
-        cache = self.files.cache_dir / "listed-index" if self.files.cache_dir is not None else None
+        cache = self.files.index_dir / "listed-index" if self.files.index_dir is not None else None
         built = sorted_columns.cached(
             cache,
             self.files.path(MOVERS),

@@ -115,7 +115,7 @@ class PriceStore:
     def _sorted(
         self, rel: str, build: Callable[[], SortedColumns], required: tuple[str, ...] = ()
     ) -> SortedColumns:
-        cache = self.files.cache_dir / "price-index" if self.files.cache_dir is not None else None
+        cache = self.files.index_dir / "price-index" if self.files.index_dir is not None else None
         return sorted_columns.cached(cache, self.files.path(rel), lambda: arrow_read(build), required)
 
     def _movers_table(self) -> MoversTable | None:
