@@ -35,6 +35,17 @@ def _guarded_connect(self: socket.socket, address: Any) -> Any:
     raise OSError(f"network access is blocked in tests (tried to reach {address!r})")
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A bare ``pytest`` runs the default suite: the ``system`` tests (the product started in other
+    processes) only with ``-m system`` or when named (``pytest tests``, a file, a node id)."""
+    if config.option.markexpr or config.args_source is not pytest.Config.ArgsSource.TESTPATHS:
+        return
+    system = [item for item in items if item.get_closest_marker("system") is not None]
+    if system:
+        config.hook.pytest_deselected(items=system)
+        items[:] = [item for item in items if item.get_closest_marker("system") is None]
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _block_network() -> Iterator[None]:
     socket.socket.connect = _guarded_connect  # type: ignore[method-assign]

@@ -16,6 +16,8 @@ from findesk.core.config import Settings, load_settings, masked_settings, snapsh
 from findesk.core.result import Err, ErrorCode, Ok
 from findesk.data.context import resolve_context
 
+pytestmark = pytest.mark.system  # starts the product in another process (README: Development)
+
 PASSWORDS = ("dbPa55word", "openaiUrlPw", "ollamaUrlPw", "routerUrlPw", "anthropicUrlPw")
 KEYS = ("sk-ant-abcdefghijkl1234", "sk-openai-abcdefgh5678", "fredkey0123456789", "server-key-abcdef9999")
 

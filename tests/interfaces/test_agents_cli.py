@@ -8,8 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from findesk.core.events.jsonl import read_jsonl
 from snapshot_kit import env_without_settings
+
+pytestmark = pytest.mark.system  # starts the product in another process (README: Development)
 
 
 def findesk(*args: str, **extra_env: str) -> subprocess.CompletedProcess[str]:

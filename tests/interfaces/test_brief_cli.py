@@ -8,9 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from findesk.interfaces.cli.brief_view import SCREEN_LINES
 from findesk.workflows.brief.models import SECTION_TITLES, Briefing
 from snapshot_kit import env_without_settings
+
+pytestmark = pytest.mark.system  # starts the product in another process (README: Development)
 
 
 def findesk(*args: str) -> subprocess.CompletedProcess[str]:

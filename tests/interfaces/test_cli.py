@@ -12,6 +12,8 @@ import pytest
 
 from snapshot_kit import env_without_settings
 
+pytestmark = pytest.mark.system  # starts the product in another process (README: Development)
+
 
 def findesk(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     full_env = env_without_settings()

@@ -23,6 +23,8 @@ import pytest
 from plugin_workflows import GATE_ENV, plugin_env
 from snapshot_kit import env_without_settings
 
+pytestmark = pytest.mark.system  # starts the product in another process (README: Development)
+
 
 def _env(gates: Path) -> dict[str, str]:
     env = {k: v for k, v in env_without_settings().items() if not k.startswith("GATED_")}

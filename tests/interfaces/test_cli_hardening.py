@@ -21,6 +21,8 @@ from findesk.core.result import Err
 from findesk.interfaces.cli.main import app
 from snapshot_kit import env_without_settings
 
+pytestmark = pytest.mark.system  # starts the product in another process (README: Development)
+
 AS_OF = "2025-08-29"
 
 

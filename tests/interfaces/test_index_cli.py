@@ -25,6 +25,8 @@ from findesk.knowledge.retrieval.index import SourceDocument
 from search_kit import ACME_10K_URL, build
 from snapshot_kit import env_without_settings
 
+pytestmark = pytest.mark.system  # starts the product in another process (README: Development)
+
 
 def cli(*args: str) -> Result:
     return CliRunner().invoke(app, list(args))

@@ -31,6 +31,8 @@ from findesk.core.events.trace import EventBus, MemorySink, Tracer
 from findesk.interfaces.cli.live_view import LiveView
 from snapshot_kit import env_without_settings
 
+pytestmark = pytest.mark.system  # starts the product in another process (README: Development)
+
 RUN = "0190aa11f00c1a2b3c"
 FAILED_RUN = "0190aa11f00d4e5f6a"
 

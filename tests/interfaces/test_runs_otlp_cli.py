@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from findesk.core.config import Settings
 from findesk.core.events.audit import AuditLog
 from findesk.core.events.model import AgentEnd, AgentStart, Done, LlmCall, ToolCallStarted, ToolResultReady
@@ -14,6 +16,8 @@ from findesk.core.events.spans import EVENT_ID, INPUT_TOKENS, OPERATION, trace_i
 from findesk.core.events.trace import EventBus, MemorySink, Tracer
 from otlp_kit import Receiver
 from snapshot_kit import env_without_settings
+
+pytestmark = pytest.mark.system  # starts the product in another process (README: Development)
 
 RUN = "0190aa11f00c7e7e7e"
 

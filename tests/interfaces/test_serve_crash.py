@@ -21,6 +21,8 @@ import pytest
 from plugin_workflows import GATE_ENV, plugin_env
 from serve_kit import Server, environment
 
+pytestmark = pytest.mark.system  # starts the product in another process (README: Development)
+
 
 def _state(pid: int) -> str | None:
     """The process's state letter (R, S, Z …), None when there is no such process."""

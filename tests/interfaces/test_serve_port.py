@@ -8,7 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from snapshot_kit import env_without_settings
+
+pytestmark = pytest.mark.system  # starts the product in another process (README: Development)
 
 
 def _serve(port: int, tmp_path: Path) -> subprocess.CompletedProcess[str]:

@@ -20,6 +20,8 @@ from findesk.workflows import inprocess, registry
 from plugin_workflows import KILL_ENV, plugin_env, target
 from snapshot_kit import env_without_settings
 
+pytestmark = pytest.mark.system  # starts the product in another process (README: Development)
+
 PLUGIN = target("HARNESS")
 VOLATILE = ("run_id",)
 

@@ -32,6 +32,8 @@ require_browser()
 
 from playwright.sync_api import Page  # noqa: E402  (after the skip: Playwright may be missing)
 
+pytestmark = pytest.mark.system  # starts the product in another process (README: Development)
+
 
 @pytest.fixture(scope="module")
 def planted_snapshot(snapshot_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:

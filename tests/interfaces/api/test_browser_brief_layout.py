@@ -22,6 +22,8 @@ require_browser()
 
 from playwright.sync_api import Page  # noqa: E402  (after the skip: Playwright may be missing)
 
+pytestmark = pytest.mark.system  # starts the product in another process (README: Development)
+
 SECTIONS = ("snapshot", "business", "events", "risks", "social", "divergences", "audit")
 DATA_LINE = "offline snapshot as of 2025-08-29 · AAPL briefing"
 WIDTH = 1280

@@ -45,6 +45,8 @@ require_browser()
 
 from playwright.sync_api import Browser, Page  # noqa: E402  (after the skip: Playwright may be missing)
 
+pytestmark = pytest.mark.system  # starts the product in another process (README: Development)
+
 PLUGIN_NAME = "hostile_links"
 TEN_K = "sec/filings/AAPL/10-K_2024-11-01.htm"
 ANCHOR = "The Company designs, manufactures and markets smartphones"

@@ -14,6 +14,8 @@ from api_kit import MakeApi, brief
 
 from snapshot_kit import env_without_settings
 
+pytestmark = pytest.mark.system  # starts the product in another process (README: Development)
+
 
 def cli_error(*args: str) -> Any:
     env = env_without_settings()

@@ -21,7 +21,7 @@ require_browser()
 from playwright.sync_api import Page  # noqa: E402  (after the skip: Playwright may be missing)
 
 # the analysis runs in the sandbox: without bubblewrap, skipped here and failed in CI
-pytestmark = pytest.mark.usefixtures("sandbox_ready")
+pytestmark = [pytest.mark.system, pytest.mark.usefixtures("sandbox_ready")]
 
 RUN_S = 120
 TITLES = ("Top NASDAQ gainers", "History vs SPY", "News", "Analysis in the sandbox", "Chart and email")

@@ -21,6 +21,8 @@ require_browser()
 
 from playwright.sync_api import Page  # noqa: E402  (after the skip: Playwright may be missing)
 
+pytestmark = pytest.mark.system  # starts the product in another process (README: Development)
+
 INJECTED = '<img src=x onerror="window.__pwned = 1">'
 
 

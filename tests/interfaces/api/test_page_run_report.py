@@ -40,6 +40,8 @@ require_browser()
 
 from playwright.sync_api import Page  # noqa: E402  (after the skip: Playwright may be missing)
 
+pytestmark = pytest.mark.system  # starts the product in another process (README: Development)
+
 ETF = "etf-weekly"
 AGENT = "agents.quote_filings"
 WEEK = "2025-05-23"

@@ -20,6 +20,8 @@ require_browser()
 
 from playwright.sync_api import Page  # noqa: E402  (after the skip: Playwright may be missing)
 
+pytestmark = pytest.mark.system  # starts the product in another process (README: Development)
+
 RUN_S = 120  # a desk run on the snapshot takes seconds; a hung run fails here, never hangs the suite
 TITLES = (
     "Company",

@@ -33,6 +33,8 @@ require_browser()
 
 from playwright.sync_api import Page  # noqa: E402  (after the skip: Playwright may be missing)
 
+pytestmark = pytest.mark.system  # starts the product in another process (README: Development)
+
 AGENT = "agents.quote_filings"
 ECHO = "page_echo"
 # What the user types: it comes back in the headline, a section, the report and the history.

@@ -26,6 +26,8 @@ from findesk.testing.fake_provider_server import FakeProviderServer, FakeReply
 from findesk.tools.base import ToolContext
 from serve_kit import environment, serving
 
+pytestmark = pytest.mark.system  # starts the product in another process (README: Development)
+
 MODEL = "fake-priced"
 CAP_USD = 0.25
 CALL_USD = 0.10  # 100,000 input tokens at $1 per million: the run's budget (the cap) lasts ~3 calls

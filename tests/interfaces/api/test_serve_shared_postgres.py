@@ -25,6 +25,8 @@ from pg_kit import new_database
 from plugin_workflows import plugin_env
 from serve_kit import environment, serving
 
+pytestmark = pytest.mark.system  # starts the product in another process (README: Development)
+
 AS_OF = "2025-08-29"
 FREE = ApiSettings().tiers["free"]  # the tier every key here has: 10 requests a minute, $1 a day
 

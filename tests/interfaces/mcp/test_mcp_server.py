@@ -33,6 +33,8 @@ from findesk.core.config import Settings
 from findesk.interfaces.api.app import MAX_BODY_BYTES
 from serve_kit import free_port
 
+pytestmark = pytest.mark.system  # starts the product in another process (README: Development)
+
 AS_OF = "2025-08-29"
 WORKFLOWS = {"brief", "ask", "research", "etf-weekly", "trade", "scan", "backtest", "movers"}
 CALL_S = 120.0

@@ -26,6 +26,8 @@ from findesk.tools.base import ToolContext
 from findesk.workflows.backtest.models import BacktestReport
 from ray_kit import LOOPBACK_ENV, ray_head
 
+pytestmark = pytest.mark.system  # starts the product in another process (README: Development)
+
 # Ray reads this when it is imported (so: at collection, before any test imports it): the drivers in this
 # process then keep the loopback address of the test's head instead of swapping in the machine's own
 os.environ.setdefault(LOOPBACK_ENV, "0")

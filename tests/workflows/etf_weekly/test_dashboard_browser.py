@@ -26,6 +26,8 @@ from report_fixture import FUNDS, SECTION_IDS, SECTORS, hostile_report, weekly_r
 from findesk.workflows.etf_weekly.models import EtfWeeklyReport
 from findesk.workflows.etf_weekly.render_html import to_html
 
+pytestmark = pytest.mark.system  # starts the product in another process (README: Development)
+
 require_browser()
 
 WIDTH = 1280

@@ -16,6 +16,8 @@ from etf_kit import WeeklyRun
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "interfaces" / "api"))
 from browser_kit import Watch, chromium, require_browser  # type: ignore[import-not-found, unused-ignore]
 
+pytestmark = pytest.mark.system  # starts the product in another process (README: Development)
+
 require_browser()
 
 

@@ -31,6 +31,8 @@ from findesk.workflows.runner import run_workflow
 from findesk.workflows.spec import RunCaller
 from ray_kit import LOOPBACK_ENV, free_port, ray_head
 
+pytestmark = pytest.mark.system  # starts the product in another process (README: Development)
+
 # Ray reads this when it is imported: the driver in this process then keeps the head's loopback address
 os.environ.setdefault(LOOPBACK_ENV, "0")
 
