@@ -57,3 +57,14 @@ def test_two_cache_folders_share_one_index_folder_built_once(snapshot_dir: Path,
     assert _files(shared) == built  # nothing rebuilt, nothing added
     for cache in (tmp_path / "a", tmp_path / "b"):  # and no private copies
         assert not any((cache / "snapshot" / name).exists() for name in INDEXES)
+
+
+def test_an_unwritable_index_folder_still_answers_the_same(snapshot_dir: Path, tmp_path: Path) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    expected = _answers(
+        Settings(snapshot_dir=snapshot_dir, cache_dir=tmp_path / "a", snapshot_index_dir=None)
+    )
+    got = _answers(Settings(snapshot_dir=snapshot_dir, cache_dir=tmp_path / "b", snapshot_index_dir=blocked))
+    assert got == expected  # built in memory instead: derived data is never an error
+    assert blocked.read_text() == "not a folder"
