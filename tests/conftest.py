@@ -20,7 +20,7 @@ from findesk.core.config import Settings
 from findesk.core.result import Err
 from findesk.core.sandbox import sandbox_status
 from pg_kit import new_database, start_pgserver
-from snapshot_kit import require_snapshot
+from snapshot_kit import SHARED_INDEXES, require_snapshot
 
 FIXTURES = Path(__file__).parent / "fixtures"
 _real_connect = socket.socket.connect
@@ -40,10 +40,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     processes) only with ``-m system`` or when named (``pytest tests``, a file, a node id)."""
     if config.option.markexpr or config.args_source is not pytest.Config.ArgsSource.TESTPATHS:
         return
-    system = [item for item in items if item.get_closest_marker("system") is not None]
+    system = {item for item in items if item.get_closest_marker("system") is not None}
     if system:
-        config.hook.pytest_deselected(items=system)
-        items[:] = [item for item in items if item.get_closest_marker("system") is None]
+        config.hook.pytest_deselected(items=[item for item in items if item in system])
+        items[:] = [item for item in items if item not in system]
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -60,7 +60,7 @@ def _shared_snapshot_indexes(tmp_path_factory: pytest.TempPathFactory) -> Iterat
     which filled the disk. Session-wide (not per test) so that module fixtures' settings see it too;
     tests of the per-cache default set their own."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("FINDESK_SNAPSHOT_INDEX_DIR", str(tmp_path_factory.mktemp("snapshot-index")))
+        mp.setenv(SHARED_INDEXES, str(tmp_path_factory.mktemp("snapshot-index")))
         yield
 
 
@@ -68,7 +68,7 @@ def _shared_snapshot_indexes(tmp_path_factory: pytest.TempPathFactory) -> Iterat
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     """Tests never read the developer's own config file, keys, cache or audit log."""
     for key in list(os.environ):
-        if key.startswith("FINDESK_") and key not in ("FINDESK_SNAPSHOT_DIR", "FINDESK_SNAPSHOT_INDEX_DIR"):
+        if key.startswith("FINDESK_") and key not in ("FINDESK_SNAPSHOT_DIR", SHARED_INDEXES):
             monkeypatch.delenv(key, raising=False)
     for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"):
         monkeypatch.delenv(key, raising=False)

@@ -68,3 +68,29 @@ def test_an_unwritable_index_folder_still_answers_the_same(snapshot_dir: Path, t
     got = _answers(Settings(snapshot_dir=snapshot_dir, cache_dir=tmp_path / "b", snapshot_index_dir=blocked))
     assert got == expected  # built in memory instead: derived data is never an error
     assert blocked.read_text() == "not a folder"
+
+
+class _Payload:
+    """What a planted pickle would run on load: it leaves a file behind."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Path.write_text, (self.marker, "ran"))
+
+
+def test_a_pickle_planted_in_a_shared_index_folder_is_never_run(snapshot_dir: Path, tmp_path: Path) -> None:
+    import numpy as np
+
+    shared = tmp_path / "indexes"
+    settings = Settings(snapshot_dir=snapshot_dir, cache_dir=tmp_path / "a", snapshot_index_dir=shared)
+    expected = _answers(settings)
+    marker = tmp_path / "payload-ran"
+    planted = list(shared.rglob("col.close.npy"))
+    assert planted
+    for path in planted:  # another user of the folder swaps a column for an object array
+        np.save(path, np.array([_Payload(marker)], dtype=object), allow_pickle=True)
+    got = _answers(settings.model_copy(update={"cache_dir": tmp_path / "b"}))
+    assert not marker.exists()  # numpy refuses pickles: the copy counts as damaged and is rebuilt
+    assert got == expected

@@ -140,8 +140,8 @@ class VendorFactory:
                 )
             from findesk.data.vendors.snapshot import SnapshotVendor
 
-            cache = self.settings.cache_dir / "snapshot"
-            indexes = self.settings.snapshot_index_dir or cache
+            # the column indexes go to snapshot_index_dir when it is set, else beside the rest of the cache
+            cache, indexes = self.settings.cache_dir / "snapshot", self.settings.snapshot_index_dir
             return Ok(SnapshotVendor(self.context.snapshot_dir, cache, indexes))
         spec = LIVE_VENDORS.get(name)
         if spec is None:
